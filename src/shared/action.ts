@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+/**
+ * The agent's action vocabulary: the one source for the planner contract.
+ * Every object is closed (`strictObject`) so the JSON Schema generated from it
+ * carries `additionalProperties: false` for strict tool use.
+ */
+
+/** An opaque control reference minted by one observation (see `Observation.readId`). */
+export const Ref = z.string().min(1).max(32).describe('A control ref from the latest page read, e.g. "r4c12".');
+
+/** A case-file field name. The executor types that field's value; the model never retypes values. */
+export const FieldName = z.string().min(1).max(80).describe('Name of a case-file field, exactly as listed in the case.');
+
+export const ClickAction = z.strictObject({
+  type: z.literal('click'),
+  ref: Ref,
+});
+
+export const FillAction = z.strictObject({
+  type: z.literal('fill'),
+  ref: Ref,
+  field: FieldName,
+});
+
+export const SelectAction = z.strictObject({
+  type: z.literal('select'),
+  ref: Ref,
+  field: FieldName,
+});
+
+export const CheckAction = z.strictObject({
+  type: z.literal('check'),
+  ref: Ref,
+  checked: z.boolean(),
+});
+
+export const PressAction = z.strictObject({
+  type: z.literal('press'),
+  key: z.enum(['Enter', 'Tab', 'Escape', 'ArrowDown', 'ArrowUp', 'Space']),
+});
+
+export const GotoAction = z.strictObject({
+  type: z.literal('goto'),
+  url: z.string().min(1).max(2048),
+});
+
+/**
+ * A question for the clerk. `missing_value` names the case field the answer fills
+ * (it joins the case with provenance "clerk"); `security_answer` is treated as a secret;
+ * `confirmation` asks the clerk to confirm before going on.
+ */
+export const AskKind = z.enum(['missing_value', 'security_answer', 'confirmation']);
+export const AskAction = z.strictObject({
+  type: z.literal('ask'),
+  kind: AskKind,
+  question: z.string().min(1).max(500),
+  field: z.string().max(80).nullable(),
+});
+
+export const DoneAction = z.strictObject({
+  type: z.literal('done'),
+  proof: z.string().min(1).max(500).describe('What on the page proves the task is complete, e.g. the application number.'),
+});
+
+export const FailAction = z.strictObject({
+  type: z.literal('fail'),
+  reason: z.string().min(1).max(500),
+});
+
+export const Action = z.discriminatedUnion('type', [
+  ClickAction,
+  FillAction,
+  SelectAction,
+  CheckAction,
+  PressAction,
+  GotoAction,
+  AskAction,
+  DoneAction,
+  FailAction,
+]);
+export type Action = z.infer<typeof Action>;
+export type ActionType = Action['type'];
+export type AskKind = z.infer<typeof AskKind>;
+
+/** Actions that touch a control on the page, and so carry a ref. */
+export type RefAction = Extract<Action, { ref: string }>;
+
+export const MAX_ACTIONS_PER_TURN = 12;
+
+/** One planner turn: a short reasoning note and the actions to run in order. */
+export const Turn = z.strictObject({
+  reasoning: z.string().max(2000),
+  actions: z.array(Action).min(1).max(MAX_ACTIONS_PER_TURN),
+});
+export type Turn = z.infer<typeof Turn>;
+
+export function hasRef(action: Action): action is RefAction {
+  return 'ref' in action;
+}

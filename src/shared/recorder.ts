@@ -1,0 +1,16 @@
+import type { ProgressRecord, RunRecord, StepRecord } from './run';
+
+/**
+ * The engine writes through this port; `src/store` implements it with SQLite.
+ * Every call is durable when its promise resolves: a crash afterwards loses nothing.
+ */
+export interface RunRecorder {
+  createRun(run: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>): Promise<void>;
+  /** Writes one whole step (and its screenshot) in one transaction. */
+  recordStep(step: StepRecord, screenshot: Uint8Array | null): Promise<void>;
+  updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>>): Promise<void>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  listSteps(runId: string): Promise<StepRecord[]>;
+  getProgress(clientId: string, portal: string, task: string): Promise<ProgressRecord | null>;
+  saveProgress(progress: ProgressRecord): Promise<void>;
+}
