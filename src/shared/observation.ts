@@ -24,6 +24,8 @@ export const Control = z.object({
   invalid: z.boolean(),
   /** The control (or an ancestor) carries data-agent-gate="human". */
   gated: z.boolean(),
+  /** Name of the enclosing group (fieldset legend, radiogroup label): the question a radio or checkbox answers. */
+  group: z.string().optional(),
   /** Absolute URL a link points at, or a form's action for its submit buttons. */
   href: z.string().optional(),
   /** The control sits in an iframe (its frame URL). */
