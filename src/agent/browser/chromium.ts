@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+/** Flags that keep Chromium quiet on a closed network; it is never allowed to phone home. */
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+export interface LaunchOptions {
+  /** Path of the Chromium binary (default: $PORTAL_DESK_CHROMIUM or /usr/bin/chromium). */
+  executablePath?: string;
+  headless?: boolean;
+  /**
+   * Chromium `--host-resolver-rules`, e.g. "MAP * 127.0.0.1" so that realistic lab
+   * hostnames resolve to the loopback lab and nothing can reach outside.
+   */
+  hostResolverRules?: string;
+}
+
+export function chromiumPath(explicit?: string): string {
+  const path = explicit ?? process.env.PORTAL_DESK_CHROMIUM ?? '/usr/bin/chromium';
+  if (!existsSync(path)) {
+    throw new Error(
+      `Chromium was not found at ${path}. Install Debian's chromium (apt-get install -y chromium) or set PORTAL_DESK_CHROMIUM.`,
+    );
+  }
+  return path;
+}
+
+/** Launches the machine's Chromium through playwright-core. Never downloads a browser. */
+export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
+  const args = [...CHROMIUM_FLAGS];
+  if (options.hostResolverRules) args.push(`--host-resolver-rules=${options.hostResolverRules}`);
+  return chromium.launch({
+    executablePath: chromiumPath(options.executablePath),
+    headless: options.headless ?? true,
+    args,
+  });
+}
