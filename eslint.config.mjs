@@ -27,6 +27,7 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  { files: ['src/base/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, { group: ['zod', '**/shared/**'], message: 'src/base is the bottom layer: plain TypeScript over node builtins.' }]) },
   { files: ['src/shared/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, { group: ['node:*'], message: 'src/shared holds types and zod schemas only.' }]) },
   { files: ['src/agent/**'], rules: restrict([ELECTRON, REACT, SQLITE, STORE, LAB, MAIN, RENDERER]) },
   { files: ['src/store/**'], rules: restrict([ELECTRON, REACT, PLAYWRIGHT, AGENT, LAB, MAIN, RENDERER]) },
