@@ -14,6 +14,7 @@ const AGENT = { group: ['**/agent/**', '../agent', '../agent/*'], message: 'This
 const STORE = { group: ['**/store/**', '../store', '../store/*'], message: 'This layer may not import the store.' };
 const LAB = { group: ['**/lab/**', '../lab', '../lab/*'], message: 'This layer may not import the portal lab.' };
 const MAIN = { group: ['**/main/**', '../main', '../main/*', '**/cli/**', '../cli', '../cli/*'], message: 'Composition roots are imported by nobody.' };
+const SERVICE = { group: ['**/service/**', '../service', '../service/*'], message: 'The run service composes the layers; layers below it may not import it.' };
 const RENDERER = { group: ['**/renderer/**', '../renderer', '../renderer/*'], message: 'The renderer is reached only through the console API.' };
 
 export default tseslint.config(
@@ -28,10 +29,11 @@ export default tseslint.config(
     },
   },
   { files: ['src/base/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, { group: ['zod', '**/shared/**'], message: 'src/base is the bottom layer: plain TypeScript over node builtins.' }]) },
-  { files: ['src/shared/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, { group: ['node:*'], message: 'src/shared holds types and zod schemas only.' }]) },
-  { files: ['src/agent/**'], rules: restrict([ELECTRON, REACT, SQLITE, STORE, LAB, MAIN, RENDERER]) },
-  { files: ['src/store/**'], rules: restrict([ELECTRON, REACT, PLAYWRIGHT, AGENT, LAB, MAIN, RENDERER]) },
-  { files: ['src/lab/**'], rules: restrict([ELECTRON, REACT, SQLITE, AGENT, STORE, MAIN, RENDERER]) },
+  { files: ['src/shared/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, SERVICE, { group: ['node:*'], message: 'src/shared holds types and zod schemas only.' }]) },
+  { files: ['src/agent/**'], rules: restrict([ELECTRON, REACT, SQLITE, STORE, LAB, MAIN, RENDERER, SERVICE]) },
+  { files: ['src/store/**'], rules: restrict([ELECTRON, REACT, PLAYWRIGHT, AGENT, LAB, MAIN, RENDERER, SERVICE]) },
+  { files: ['src/lab/**'], rules: restrict([ELECTRON, REACT, SQLITE, AGENT, STORE, MAIN, RENDERER, SERVICE]) },
+  { files: ['src/service/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
   { files: ['src/console/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
   { files: ['src/renderer/**'], rules: restrict([ELECTRON, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, { group: ['node:*'], message: 'The renderer runs in a sandbox without Node.' }]) },
   { files: ['src/preload/**'], rules: restrict([REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, RENDERER]) },
