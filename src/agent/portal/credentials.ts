@@ -1,0 +1,10 @@
+/** A portal login. Code types it; it never reaches the model, the store, a log or a screenshot. */
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** Where logins come from: the encrypted vault in the product, lab accounts in the demo. */
+export interface CredentialSource {
+  get(clientId: string, portalId: string): Promise<Credentials | null>;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { RulesPlanner } from '../../../src/agent/decide/rules/rules-planner';
+import { normaliseLabel } from '../../../src/agent/decide/rules/field-names';
+import type { Control, Observation } from '../../../src/shared/observation';
+import { PortalProfile } from '../../../src/shared/portal-profile';
+
+const profile = PortalProfile.parse({
+  id: 'shops',
+  name: 'Shops',
+  startUrl: 'http://shops.portal.example/',
+  allowedHosts: ['shops.portal.example'],
+  allowHttp: true,
+  confirmation: { applicationNumberPattern: 'SHP-\\d{4}-\\d{6}', pageContains: 'application submitted' },
+});
+
+let n = 0;
+function control(partial: Partial<Control> & Pick<Control, 'role' | 'name'>): Control {
+  n += 1;
+  return { ref: `r1c${n}`, nameSource: 'accessible', disabled: false, required: false, invalid: false, gated: false, label: `${partial.role} "${partial.name}"`, ...partial };
+}
+function page(controls: Control[], extra: Partial<Observation> = {}): Observation {
+  return { readId: 'r1', url: 'http://shops.portal.example:1/form', title: 'Renew', flowStep: 'Step 1 of 3', headings: ['Business details'], text: '', textTruncated: false, errors: [], controls, omittedControls: 0, unnamedControls: 0, frameHosts: [], hasPasswordField: false, readMs: 1, ...extra };
+}
+async function plan(observation: Observation) {
+  const planner = new RulesPlanner(profile);
+  planner.start({
+    caseId: 'C-1', portal: 'shops', task: 'renewal',
+    fields: { business_name: 'Lakshmi Stores', business_type: 'Proprietorship', district: 'Pune', same_as_business: true, employees: '4' },
+    aliases: { business_name: ['Name of the establishment'] },
+    declarations: ['I declare that the information'],
+  });
+  const result = await planner.decide({ step: 0, observation, previous: [], notes: [], screenshot: async () => new Uint8Array() });
+  expect(result.call).toBeNull();
+  return result.turn.actions;
+}
+
+describe('rules planner', () => {
+  it('normalises labels the way a clerk reads them', () => {
+    expect(normaliseLabel('Business name *')).toBe('business name');
+    expect(normaliseLabel('business_name')).toBe('business name');
+    expect(normaliseLabel('Employees (optional)')).toBe('employees');
+  });
+
+  it('fills matching controls by field name, ticks listed declarations, then continues', async () => {
+    const name = control({ role: 'textbox', name: 'Name of the establishment *' });
+    const type = control({ role: 'radio', name: 'Proprietorship', group: 'Business type', checked: false });
+    const otherType = control({ role: 'radio', name: 'Partnership', group: 'Business type', checked: false });
+    const district = control({ role: 'combobox', name: 'District', options: ['Pune', 'Nashik'], selected: 'Select' });
+    const same = control({ role: 'checkbox', name: 'Same as business address', checked: false });
+    const decl = control({ role: 'checkbox', name: 'I declare that the information given is true', checked: false });
+    const marketing = control({ role: 'checkbox', name: 'Send me offers', checked: false });
+    const reset = control({ role: 'button', name: 'Reset form' });
+    const next = control({ role: 'button', name: 'Save and continue' });
+    const actions = await plan(page([name, type, otherType, district, same, decl, marketing, reset, next]));
+    expect(actions).toEqual([
+      { type: 'fill', ref: name.ref, field: 'business_name' },
+      { type: 'check', ref: type.ref, checked: true },
+      { type: 'select', ref: district.ref, field: 'district' },
+      { type: 'check', ref: decl.ref, checked: true },
+      { type: 'click', ref: next.ref },
+    ]);
+  });
+
+  it('leaves controls that already hold the case value alone', async () => {
+    const name = control({ role: 'textbox', name: 'Business name', value: 'Lakshmi Stores' });
+    const next = control({ role: 'button', name: 'Continue' });
+    expect(await plan(page([name, next]))).toEqual([{ type: 'click', ref: next.ref }]);
+  });
+
+  it('never presses Reset, Cancel or Delete even when nothing else moves on', async () => {
+    const actions = await plan(page([control({ role: 'button', name: 'Reset form' }), control({ role: 'button', name: 'Delete draft' })]));
+    expect(actions).toHaveLength(1);
+    expect(actions[0]!.type).toBe('fail');
+  });
+
+  it('proposes the submit on the final-review page and done with the number on the confirmation page', async () => {
+    const submit = control({ role: 'button', name: 'Submit application' });
+    const review = page([control({ role: 'link', name: 'Change business name' }), submit], { headings: ['Check your answers'] });
+    expect(await plan(review)).toEqual([{ type: 'click', ref: submit.ref }]);
+    const confirmation = page([], { headings: ['Application submitted'], text: 'Your application number is SHP-2026-000123.' });
+    expect(await plan(confirmation)).toEqual([{ type: 'done', proof: 'Application number SHP-2026-000123 on the confirmation page' }]);
+  });
+
+  it('gives up instead of looping when the same page keeps coming back', async () => {
+    const planner = new RulesPlanner(profile);
+    planner.start({ caseId: 'C', portal: 'shops', task: 't', fields: { business_name: 'x' }, aliases: {}, declarations: [] });
+    const stuck = page([control({ role: 'button', name: 'Continue' })], { errors: [{ message: 'Enter the trade licence number' }] });
+    const turns = [];
+    for (let i = 0; i < 4; i++) turns.push((await planner.decide({ step: i, observation: stuck, previous: [], notes: [], screenshot: async () => new Uint8Array() })).turn);
+    expect(turns[3]!.actions[0]).toMatchObject({ type: 'fail', reason: expect.stringContaining('Enter the trade licence number') });
+  });
+});
