@@ -2,7 +2,7 @@ import type { Observation } from '../../shared/observation';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { normaliseLabel } from '../decide/rules/field-names';
 import type { PageRead } from '../observe/page-read';
-import type { Credentials } from './credentials';
+import type { Credentials } from '../../shared/credentials';
 
 /** A sign-in page: it has a password field, or its URL is the profile's sign-in URL. */
 export function isSignInPage(observation: Observation, profile: PortalProfile): boolean {

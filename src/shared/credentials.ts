@@ -8,3 +8,10 @@ export interface Credentials {
 export interface CredentialSource {
   get(clientId: string, portalId: string): Promise<Credentials | null>;
 }
+
+/** Saved login state (cookies and storage) for one client on one portal; a secret, encrypted at rest. */
+export interface LoginStateStore {
+  load(clientId: string, portalId: string): Promise<string | null>;
+  save(clientId: string, portalId: string, storageStateJson: string): Promise<void>;
+  remove(clientId: string, portalId: string): Promise<void>;
+}
