@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** Owner-only file mode for everything the vault writes. */
+export const PRIVATE_FILE = 0o600;
+const PRIVATE_DIR = 0o700;
+
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR });
+}
+
+/**
+ * Replaces `path` atomically: the bytes go to a 0600 temp file in the same folder, are flushed,
+ * and the temp file is renamed over `path`. A reader sees the old file or the new one, never half.
+ */
+export async function writePrivateFile(path: string, data: string | Uint8Array): Promise<void> {
+  const temp = await writeTemp(path, data);
+  try {
+    await rename(temp, path);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+  await syncDir(dirname(path));
+}
+
+/**
+ * Creates `path` only if it does not exist, atomically and complete (temp file, then a hard
+ * link, which fails when the name is taken). Answers false when another writer got there first.
+ */
+export async function createPrivateFile(path: string, data: string | Uint8Array): Promise<boolean> {
+  const temp = await writeTemp(path, data);
+  try {
+    await link(temp, path);
+    await syncDir(dirname(path));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** Reads a file without following a symbolic link at its last component; null when it does not exist. */
+export async function openNoFollow(path: string) {
+  try {
+    return await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+async function writeTemp(path: string, data: string | Uint8Array): Promise<string> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const file = await open(temp, 'wx', PRIVATE_FILE);
+  try {
+    await file.chmod(PRIVATE_FILE); // in case a strict umask removed the owner's own bits
+    await file.writeFile(data);
+    await file.sync();
+  } catch (err) {
+    await file.close();
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+  await file.close();
+  return temp;
+}
+
+/** Makes a rename or link durable; best effort where folders cannot be opened (Windows). */
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Not supported on this platform: the rename itself is still atomic.
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Why the vault refused. Messages name the file, the client and the portal, never a username's
+ * password or a key.
+ */
+export type VaultProblem =
+  | 'bad-id' // a client or portal id the vault does not accept
+  | 'bad-input' // a value to store that cannot be stored (empty password, login state that is not JSON)
+  | 'key-file' // the key file is missing its protection, has the wrong size, or cannot be made
+  | 'keyring' // the OS keyring (secret-tool) did not answer or holds something unusable
+  | 'wrong-key' // a record or the vault was sealed with another key
+  | 'tampered' // a record failed its integrity check
+  | 'misplaced' // a record sits in the file of another client or portal
+  | 'damaged'; // a file the vault wrote can no longer be parsed
+
+/** The vault refused; nothing was read or written. */
+export class VaultError extends Error {
+  constructor(
+    readonly problem: VaultProblem,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VaultError';
+  }
+}
