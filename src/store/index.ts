@@ -1,0 +1,8 @@
+/** The store's public surface: composition roots (the console, the CLI) import from here. */
+export { openStore, Store, type ModelPayload, type PurgeOptions, type PurgeResult, type RunQuery, type StoreOptions } from './store';
+export { defaultDbPath, DB_FILE_NAME } from './location';
+export { CHAIN_DEFINITION, genesisHash, stepHash, type RunIdentity, type VerifyResult } from './chain';
+export { verifyExport, RunExportFormatError, RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type VerifyExportOptions } from './run-export';
+export { SecretRefusedError } from './secret-guard';
+export { LATEST_SCHEMA_VERSION, SchemaTooNewError } from './migrations';
+export type { ApprovalEntry, RunEvent, RunEventType } from './records';

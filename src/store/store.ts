@@ -1,0 +1,582 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { canonicalJson, sha256Hex } from '../base/canonical-json';
+import type { RunRecorder } from '../shared/recorder';
+import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
+import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
+import { openDatabase, type DatabaseOptions } from './database';
+import { schemaVersion } from './migrations';
+import {
+  approvalFromRow,
+  eventFromRow,
+  progressFromRow,
+  runFromRow,
+  type ApprovalEntry,
+  type ApprovalRow,
+  type ProgressRow,
+  type RunEvent,
+  type RunEventRow,
+  type RunEventType,
+  type RunRow,
+} from './records';
+import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport } from './run-export';
+import { SecretGuard } from './secret-guard';
+
+export interface StoreOptions extends DatabaseOptions {
+  /** The clock for audit rows and purge (tests pin it). */
+  now?: () => Date;
+}
+
+export interface RunQuery {
+  status?: RunStatus | readonly RunStatus[];
+  /** Default 50, at most 1000. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface PurgeOptions {
+  /** Runs that ended longer ago than this are purged. */
+  olderThanMs: number;
+  now?: Date;
+}
+
+export interface PurgeResult {
+  /** Runs that ended before this instant were in scope. */
+  cutoff: string;
+  /** Runs purged for the first time (each gets a `purged` audit row). */
+  runs: number;
+  /** Screenshot blobs dropped (tombstones kept), and their bytes. */
+  screenshots: number;
+  screenshotBytes: number;
+  /** Raw model request/response rows deleted. */
+  modelPayloads: number;
+}
+
+/** A planner call's raw request and response bodies, kept for debugging until retention drops them. */
+export interface ModelPayload {
+  request: unknown;
+  response: unknown;
+}
+
+const NewRun = RunRecord.omit({ stepCount: true, usage: true, headHash: true });
+const RunPatch = z.strictObject(RunRecord.pick({ status: true, reason: true, applicationNumber: true, endedAt: true, caseJson: true, model: true }).shape).partial();
+type RunPatch = z.infer<typeof RunPatch>;
+
+const LIVE_STATUSES: readonly RunStatus[] = ['running', 'awaiting_approval', 'awaiting_input'];
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Opens the database at `path` (see `defaultDbPath`), upgrading its schema, and returns the store. */
+export function openStore(path: string, options: StoreOptions = {}): Store {
+  return new Store(openDatabase(path, options), path, options.now ?? (() => new Date()));
+}
+
+/**
+ * Runs, their hash-chained steps, content-addressed screenshots, approvals, progress records and
+ * the run-level audit trail, in one SQLite file. Implements the engine's RunRecorder port.
+ *
+ * The methods are async although better-sqlite3 is synchronous: callers keep working unchanged
+ * if the store later moves off the Electron main thread.
+ */
+export class Store implements RunRecorder {
+  /** Marks runs this Store instance owns, so `markInterrupted` never touches them. */
+  private readonly ownerToken = randomUUID();
+  private readonly secrets = new SecretGuard();
+  private readonly sql: Statements;
+  private readonly writeStep: Database.Transaction<(step: StepRecord, json: string, png: Buffer | null) => void>;
+  private readonly writeStatus: Database.Transaction<(runId: string, patch: RunPatch) => void>;
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+    private readonly now: () => Date,
+  ) {
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS purge_scope (run_id TEXT PRIMARY KEY)');
+    this.sql = prepareStatements(db);
+    this.writeStep = db.transaction((step: StepRecord, json: string, png: Buffer | null) => this.writeStepTx(step, json, png));
+    this.writeStatus = db.transaction((runId: string, patch: RunPatch) => this.updateRunTx(runId, patch));
+  }
+
+  get schemaVersion(): number {
+    return schemaVersion(this.db);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Registers a value that must never be written (a vault password, a one-time code, a security
+   * answer): any later write containing it is refused whole. With `runId`, it applies to that
+   * run's writes until the run reaches a final status; without, to every write. Values shorter
+   * than 3 characters are ignored. Secrets are held in memory only.
+   */
+  registerSecret(secret: string, runId?: string): void {
+    this.secrets.register(secret, runId);
+  }
+
+  // ---- RunRecorder ---------------------------------------------------------------------------
+
+  async createRun(input: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>): Promise<void> {
+    const run = NewRun.parse(input);
+    this.secrets.check(run, run.id, `run ${run.id}`);
+    const at = this.now().toISOString();
+    this.db.transaction(() => {
+      if (this.sql.runRow.get(run.id)) throw new Error(`Run ${run.id} already exists; nothing was changed (run ids are unique)`);
+      this.sql.insertRun.run({
+        id: run.id,
+        case_id: run.caseId,
+        client_id: run.clientId,
+        portal: run.portal,
+        task: run.task,
+        planner: run.planner,
+        model: run.model ?? null,
+        approve_mode: run.approveMode,
+        status: run.status,
+        reason: run.reason ?? null,
+        application_number: run.applicationNumber ?? null,
+        case_json: run.caseJson,
+        layout: run.layout ?? null,
+        started_at: run.startedAt,
+        ended_at: run.endedAt ?? null,
+        owner_pid: process.pid,
+        owner_token: this.ownerToken,
+        at,
+      });
+      this.addEvent(run.id, at, 'created', { to: run.status, reason: run.reason ?? null });
+    }).immediate();
+  }
+
+  /**
+   * Writes one step, its screenshot, the run's step count, token totals and head hash in one
+   * transaction. Refuses (and writes nothing) when the step is out of order, its screenshot hash
+   * does not match the bytes, or it carries a registered secret.
+   */
+  async recordStep(input: StepRecord, screenshot: Uint8Array | null): Promise<void> {
+    const parsed = StepRecord.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`Refused to record a step: ${issue?.path.join('.') || 'the step'}: ${issue?.message ?? 'invalid'}. Nothing was written.`);
+    }
+    const step = parsed.data;
+    const what = `step ${step.index} of run ${step.runId}`;
+    this.secrets.check(step, step.runId, what);
+    let png: Buffer | null = null;
+    if (screenshot) {
+      png = Buffer.from(screenshot.buffer, screenshot.byteOffset, screenshot.byteLength);
+      if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error(`Refused to record ${what}: the screenshot is not a PNG. Nothing was written.`);
+      const actual = sha256Hex(png);
+      if (actual !== step.screenshotHash) {
+        throw new Error(`Refused to record ${what}: its screenshotHash ${step.screenshotHash ?? 'null'} is not the sha256 of the PNG given (${actual}). Nothing was written.`);
+      }
+    } else if (step.screenshotHash !== null) {
+      throw new Error(`Refused to record ${what}: it names screenshot ${step.screenshotHash} but no PNG was given. Nothing was written.`);
+    }
+    this.writeStep.immediate(step, canonicalJson(step), png);
+  }
+
+  /**
+   * Applies a patch and writes an audit row for what changed (status with its reason; names of
+   * other fields, never their values). A status change without a `reason` clears the old reason;
+   * `reason: undefined` clears it too. Other fields given as undefined are left as they are.
+   * A final status (done, failed, blocked) never changes again.
+   */
+  async updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>>): Promise<void> {
+    const checked = RunPatch.parse(patch);
+    this.secrets.check(checked, runId, `an update of run ${runId}`);
+    this.writeStatus.immediate(runId, checked);
+    if (checked.status && FINAL_STATUSES.includes(checked.status)) this.secrets.release(runId);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const row = this.sql.runRow.get(runId) as RunRow | undefined;
+    return row ? runFromRow(row) : null;
+  }
+
+  /** The run's steps in order, each parsed back through the StepRecord schema. */
+  async listSteps(runId: string): Promise<StepRecord[]> {
+    return (this.sql.stepJsons.all(runId) as string[]).map((json) => StepRecord.parse(JSON.parse(json)));
+  }
+
+  async getProgress(clientId: string, portal: string, task: string): Promise<ProgressRecord | null> {
+    const row = this.sql.progressRow.get(clientId, portal, task) as ProgressRow | undefined;
+    return row ? progressFromRow(row) : null;
+  }
+
+  async saveProgress(input: ProgressRecord): Promise<void> {
+    const p = ProgressRecord.parse(input);
+    this.secrets.check(p, null, `the progress of ${p.clientId} on ${p.portal} (${p.task})`);
+    this.sql.upsertProgress.run({
+      client_id: p.clientId,
+      portal: p.portal,
+      task: p.task,
+      case_id: p.caseId,
+      sections_done: JSON.stringify(p.sectionsDone),
+      draft_id: p.draftId ?? null,
+      application_number: p.applicationNumber ?? null,
+      submit_attempted_at: p.submitAttemptedAt ?? null,
+      updated_at: p.updatedAt,
+    });
+  }
+
+  // ---- Replay and audit ----------------------------------------------------------------------
+
+  /** Newest first. */
+  async listRuns(query: RunQuery = {}): Promise<RunRecord[]> {
+    const statuses = query.status === undefined ? null : JSON.stringify(typeof query.status === 'string' ? [query.status] : [...query.status]);
+    const limit = Math.min(Math.max(Math.floor(query.limit ?? 50), 0), 1000);
+    const offset = Math.max(Math.floor(query.offset ?? 0), 0);
+    return (this.sql.listRuns.all(statuses, statuses, limit, offset) as RunRow[]).map(runFromRow);
+  }
+
+  async getStep(runId: string, index: number): Promise<StepRecord | null> {
+    const json = this.sql.stepJson.get(runId, index) as string | undefined;
+    return json === undefined ? null : StepRecord.parse(JSON.parse(json));
+  }
+
+  /** The PNG with this sha256, or null when unknown or purged. */
+  async getScreenshot(sha256: string): Promise<Uint8Array | null> {
+    const png = this.sql.screenshotPng.get(sha256) as Buffer | null | undefined;
+    return png ?? null;
+  }
+
+  /** Every approval decision in the run, in step and action order. */
+  async approvals(runId: string): Promise<ApprovalEntry[]> {
+    return (this.sql.approvals.all(runId) as ApprovalRow[]).map(approvalFromRow);
+  }
+
+  /** The run's audit trail, oldest first. */
+  async auditTrail(runId: string): Promise<RunEvent[]> {
+    return (this.sql.events.all(runId) as RunEventRow[]).map(eventFromRow);
+  }
+
+  /**
+   * Marks runs left running or awaiting the clerk by a process that is gone as `interrupted`
+   * (resumable), each with an audit row. Call it at startup. Runs owned by a live process —
+   * another console or a CLI run on the same file — and by this Store are left alone.
+   * One Store per process: a run owned by another Store in this same process counts as orphaned.
+   */
+  async markInterrupted(): Promise<string[]> {
+    const at = this.now().toISOString();
+    return this.db.transaction(() => {
+      const marked: string[] = [];
+      for (const row of this.sql.liveRuns.all(JSON.stringify(LIVE_STATUSES)) as RunRow[]) {
+        if (row.owner_token === this.ownerToken) continue;
+        if (row.owner_pid !== null && row.owner_pid !== process.pid && processIsAlive(row.owner_pid)) continue;
+        const reason = `Interrupted: the process running it stopped${row.owner_pid !== null ? ` (pid ${row.owner_pid})` : ''} after step ${row.step_count}; resume to continue`;
+        this.sql.setStatus.run({ id: row.id, status: 'interrupted', reason, at });
+        this.addEvent(row.id, at, 'interrupted', { from: row.status, to: 'interrupted', reason, detail: { ownerPid: row.owner_pid, steps: row.step_count } });
+        marked.push(row.id);
+      }
+      return marked;
+    }).immediate();
+  }
+
+  // ---- Tamper evidence -----------------------------------------------------------------------
+
+  /** Walks the run's hash chain from its identity and names the first step that does not hold. */
+  async verifyRun(runId: string): Promise<VerifyResult> {
+    return this.db.transaction(() => {
+      const row = this.requireRun(runId);
+      return verifyChain({
+        identity: identityOf(row),
+        stepCount: row.step_count,
+        headHash: row.head_hash,
+        steps: (this.sql.stepRows.all(runId) as StepRow[]).map((s) => ({
+          index: s.idx,
+          json: s.json,
+          hash: s.hash,
+          columns: { screenshotHash: s.screenshot_hash, observationHash: s.observation_hash },
+        })),
+        screenshot: (sha256) => this.screenshotState(sha256),
+      });
+    })();
+  }
+
+  /** The run as one self-contained JSON object; `verifyExport` checks it offline. */
+  async exportRun(runId: string): Promise<RunExport> {
+    const exportedAt = this.now().toISOString();
+    return this.db.transaction(() => {
+      const row = this.requireRun(runId);
+      const stepRows = this.sql.stepRows.all(runId) as StepRow[];
+      const screenshots: Record<string, string | null> = {};
+      for (const s of stepRows) {
+        if (s.screenshot_hash === null || Object.hasOwn(screenshots, s.screenshot_hash)) continue;
+        const state = this.screenshotState(s.screenshot_hash);
+        if (state.state === 'present') screenshots[s.screenshot_hash] = Buffer.from(state.png).toString('base64');
+        else if (state.state === 'purged') screenshots[s.screenshot_hash] = null;
+      }
+      return {
+        format: RUN_EXPORT_FORMAT,
+        version: RUN_EXPORT_VERSION,
+        exportedAt,
+        run: runFromRow(row),
+        chain: {
+          definition: CHAIN_DEFINITION,
+          genesisHash: genesisHash(identityOf(row)),
+          stepHashes: stepRows.map((s) => s.hash),
+          headHash: row.head_hash,
+        },
+        // Parsed without the schema, so the export carries exactly the bytes the chain hashed.
+        steps: stepRows.map((s) => JSON.parse(s.json) as StepRecord),
+        screenshots,
+        auditTrail: (this.sql.events.all(runId) as RunEventRow[]).map(eventFromRow),
+      };
+    })();
+  }
+
+  // ---- Model payloads and retention ----------------------------------------------------------
+
+  /** Keeps a planner call's raw request/response for debugging (outside the chain; purged with the run). */
+  async recordModelPayload(runId: string, stepIndex: number, payload: ModelPayload): Promise<void> {
+    this.secrets.check(payload, runId, `the model payload of step ${stepIndex} of run ${runId}`);
+    this.requireRun(runId);
+    this.sql.upsertPayload.run({
+      run_id: runId,
+      idx: stepIndex,
+      request: canonicalJson(payload.request ?? null),
+      response: payload.response === undefined ? null : canonicalJson(payload.response),
+      at: this.now().toISOString(),
+    });
+  }
+
+  async getModelPayload(runId: string, stepIndex: number): Promise<ModelPayload | null> {
+    const row = this.sql.payload.get(runId, stepIndex) as { request: string; response: string | null } | undefined;
+    return row ? { request: JSON.parse(row.request) as unknown, response: row.response === null ? null : (JSON.parse(row.response) as unknown) } : null;
+  }
+
+  /**
+   * Retention: for runs that ENDED before `now - olderThanMs`, drops screenshot bytes (keeping a
+   * tombstone with the hash, so the chain still verifies) and raw model payloads. A screenshot
+   * still used by a step of a run outside the cutoff keeps its bytes. Step JSON, digests, approvals
+   * and the audit trail stay. Freed pages go back to the file system (incremental vacuum).
+   */
+  async purge(options: PurgeOptions): Promise<PurgeResult> {
+    if (!Number.isFinite(options.olderThanMs) || options.olderThanMs < 0) throw new RangeError('purge: olderThanMs must be a non-negative number of milliseconds');
+    const now = options.now ?? this.now();
+    const cutoffMs = now.getTime() - options.olderThanMs;
+    const cutoff = new Date(cutoffMs).toISOString();
+    const at = now.toISOString();
+    const result = this.db.transaction((): PurgeResult => {
+      this.sql.clearScope.run();
+      const newlyPurged: string[] = [];
+      for (const r of this.sql.endedRuns.all() as { id: string; ended_at: string; purged_at: string | null }[]) {
+        const ended = Date.parse(r.ended_at);
+        if (!Number.isFinite(ended) || ended >= cutoffMs) continue;
+        this.sql.addToScope.run(r.id);
+        if (r.purged_at === null) newlyPurged.push(r.id);
+      }
+      const blobs = this.sql.purgeableBlobs.all() as { sha256: string; bytes: number }[];
+      for (const b of blobs) this.sql.dropBlob.run(at, b.sha256);
+      const modelPayloads = this.sql.dropPayloads.run().changes;
+      for (const id of newlyPurged) {
+        this.sql.markPurged.run(at, id);
+        this.addEvent(id, at, 'purged', { detail: { cutoff, olderThanMs: options.olderThanMs } });
+      }
+      this.sql.clearScope.run();
+      return { cutoff, runs: newlyPurged.length, screenshots: blobs.length, screenshotBytes: blobs.reduce((n, b) => n + b.bytes, 0), modelPayloads };
+    }).immediate();
+    if (result.screenshots + result.modelPayloads > 0) this.db.pragma('incremental_vacuum');
+    return result;
+  }
+
+  // ---- Inside transactions -------------------------------------------------------------------
+
+  private writeStepTx(step: StepRecord, json: string, png: Buffer | null): void {
+    const run = this.requireRun(step.runId);
+    if (step.index !== run.step_count) {
+      throw new Error(`Refused to record step ${step.index} of run ${step.runId}: the run has ${run.step_count} steps, so the next one is step ${run.step_count}. Nothing was written.`);
+    }
+    if (run.step_count > 0 && run.head_hash === null) throw new Error(`Run ${step.runId} has steps but no head hash; run verifyRun before recording more`);
+    const prev = run.head_hash ?? genesisHash(identityOf(run));
+    const at = this.now().toISOString();
+    if (png) this.sql.putScreenshot.run({ sha256: step.screenshotHash, png, bytes: png.byteLength, at });
+    const hash = stepHash(prev, json, step.screenshotHash);
+    this.sql.insertStep.run({
+      run_id: step.runId,
+      idx: step.index,
+      json,
+      observation_hash: step.observationHash,
+      screenshot_hash: step.screenshotHash,
+      hash,
+      at,
+    });
+    const u = step.model?.usage;
+    this.sql.advanceRun.run({
+      id: step.runId,
+      input: u?.inputTokens ?? 0,
+      output: u?.outputTokens ?? 0,
+      cache_read: u?.cacheReadTokens ?? 0,
+      cache_write: u?.cacheWriteTokens ?? 0,
+      cost: u?.costUsd ?? 0,
+      head: hash,
+      owner_pid: process.pid,
+      owner_token: this.ownerToken,
+      at,
+    });
+  }
+
+  private updateRunTx(runId: string, patch: RunPatch): void {
+    const run = this.requireRun(runId);
+    const from = run.status as RunStatus;
+    const to = patch.status ?? from;
+    const statusChanged = to !== from;
+    if (statusChanged && FINAL_STATUSES.includes(from)) {
+      throw new Error(`Run ${runId} is ${from}, a final status; it cannot become ${to}. Nothing was changed; start a new run instead.`);
+    }
+    // The reason explains the status: a new status without a reason clears the old one.
+    const reason = 'reason' in patch ? (patch.reason ?? null) : statusChanged ? null : run.reason;
+    const next = {
+      status: to,
+      reason,
+      application_number: patch.applicationNumber ?? run.application_number,
+      ended_at: patch.endedAt ?? run.ended_at,
+      case_json: patch.caseJson ?? run.case_json,
+      model: patch.model ?? run.model,
+    };
+    const changed = (['application_number', 'ended_at', 'case_json', 'model'] as const).filter((k) => next[k] !== run[k]).map(fieldName);
+    const live = LIVE_STATUSES.includes(to);
+    const at = this.now().toISOString();
+    this.sql.updateRun.run({
+      id: runId,
+      ...next,
+      owner_pid: live ? process.pid : run.owner_pid,
+      owner_token: live ? this.ownerToken : run.owner_token,
+      at,
+    });
+    const reasonChanged = reason !== run.reason;
+    if (statusChanged || (patch.status !== undefined && reasonChanged)) {
+      const type: RunEventType = statusChanged && from === 'interrupted' && live ? 'resumed' : 'status';
+      this.addEvent(runId, at, type, { from, to, reason, detail: changed.length ? { fields: changed } : undefined });
+    } else if (changed.length > 0 || reasonChanged) {
+      this.addEvent(runId, at, 'updated', { reason, detail: { fields: reasonChanged ? ['reason', ...changed] : changed } });
+    }
+  }
+
+  private addEvent(
+    runId: string,
+    at: string,
+    type: RunEventType,
+    e: { from?: string; to?: string; reason?: string | null; detail?: Record<string, unknown> },
+  ): void {
+    this.sql.insertEvent.run({
+      run_id: runId,
+      at,
+      type,
+      from_status: e.from ?? null,
+      to_status: e.to ?? null,
+      reason: e.reason ?? null,
+      detail: e.detail ? JSON.stringify(e.detail) : null,
+      pid: process.pid,
+    });
+  }
+
+  private requireRun(runId: string): RunRow {
+    const row = this.sql.runRow.get(runId) as RunRow | undefined;
+    if (!row) throw new Error(`No run ${runId} in ${this.path}`);
+    return row;
+  }
+
+  private screenshotState(sha256: string): ScreenshotState {
+    const row = this.sql.screenshotRow.get(sha256) as { png: Buffer | null } | undefined;
+    if (!row) return { state: 'missing' };
+    return row.png === null ? { state: 'purged' } : { state: 'present', png: row.png };
+  }
+}
+
+interface StepRow {
+  idx: number;
+  json: string;
+  hash: string;
+  screenshot_hash: string | null;
+  observation_hash: string;
+}
+
+function identityOf(row: RunRow) {
+  return { id: row.id, caseId: row.case_id, clientId: row.client_id, portal: row.portal, task: row.task, startedAt: row.started_at };
+}
+
+function fieldName(column: 'application_number' | 'ended_at' | 'case_json' | 'model'): string {
+  return { application_number: 'applicationNumber', ended_at: 'endedAt', case_json: 'caseJson', model: 'model' }[column];
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+/** Every statement the store runs, prepared once. */
+function prepareStatements(db: Database.Database) {
+  return {
+    runRow: db.prepare('SELECT * FROM runs WHERE id = ?'),
+    insertRun: db.prepare(`
+      INSERT INTO runs (id, case_id, client_id, portal, task, planner, model, approve_mode, status, reason, application_number,
+                        case_json, layout, started_at, ended_at, owner_pid, owner_token, created_at, updated_at)
+      VALUES (@id, @case_id, @client_id, @portal, @task, @planner, @model, @approve_mode, @status, @reason, @application_number,
+              @case_json, @layout, @started_at, @ended_at, @owner_pid, @owner_token, @at, @at)`),
+    updateRun: db.prepare(`
+      UPDATE runs SET status = @status, reason = @reason, application_number = @application_number, ended_at = @ended_at,
+                      case_json = @case_json, model = @model, owner_pid = @owner_pid, owner_token = @owner_token, updated_at = @at
+      WHERE id = @id`),
+    setStatus: db.prepare('UPDATE runs SET status = @status, reason = @reason, updated_at = @at WHERE id = @id'),
+    advanceRun: db.prepare(`
+      UPDATE runs SET step_count = step_count + 1,
+                      input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+                      cache_read_tokens = cache_read_tokens + @cache_read, cache_write_tokens = cache_write_tokens + @cache_write,
+                      cost_usd = cost_usd + @cost, head_hash = @head,
+                      owner_pid = @owner_pid, owner_token = @owner_token, updated_at = @at
+      WHERE id = @id`),
+    listRuns: db.prepare(`
+      SELECT * FROM runs
+      WHERE (? IS NULL OR status IN (SELECT value FROM json_each(?)))
+      ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`),
+    liveRuns: db.prepare('SELECT * FROM runs WHERE status IN (SELECT value FROM json_each(?))'),
+    insertStep: db.prepare(`
+      INSERT INTO steps (run_id, idx, json, observation_hash, screenshot_hash, hash, recorded_at)
+      VALUES (@run_id, @idx, @json, @observation_hash, @screenshot_hash, @hash, @at)`),
+    stepJsons: db.prepare('SELECT json FROM steps WHERE run_id = ? ORDER BY idx').pluck(),
+    stepJson: db.prepare('SELECT json FROM steps WHERE run_id = ? AND idx = ?').pluck(),
+    stepRows: db.prepare('SELECT idx, json, hash, screenshot_hash, observation_hash FROM steps WHERE run_id = ? ORDER BY idx'),
+    // A purged blob seen again gets its bytes back (same hash, so same bytes).
+    putScreenshot: db.prepare(`
+      INSERT INTO screenshots (sha256, png, bytes, first_seen_at) VALUES (@sha256, @png, @bytes, @at)
+      ON CONFLICT (sha256) DO UPDATE SET png = excluded.png, purged_at = NULL WHERE screenshots.png IS NULL`),
+    screenshotPng: db.prepare('SELECT png FROM screenshots WHERE sha256 = ?').pluck(),
+    screenshotRow: db.prepare('SELECT png FROM screenshots WHERE sha256 = ?'),
+    approvals: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY step, action_index'),
+    insertEvent: db.prepare(`
+      INSERT INTO run_events (run_id, at, type, from_status, to_status, reason, detail, pid)
+      VALUES (@run_id, @at, @type, @from_status, @to_status, @reason, @detail, @pid)`),
+    events: db.prepare('SELECT * FROM run_events WHERE run_id = ? ORDER BY seq'),
+    progressRow: db.prepare('SELECT * FROM progress WHERE client_id = ? AND portal = ? AND task = ?'),
+    upsertProgress: db.prepare(`
+      INSERT INTO progress (client_id, portal, task, case_id, sections_done, draft_id, application_number, submit_attempted_at, updated_at)
+      VALUES (@client_id, @portal, @task, @case_id, @sections_done, @draft_id, @application_number, @submit_attempted_at, @updated_at)
+      ON CONFLICT (client_id, portal, task) DO UPDATE SET
+        case_id = excluded.case_id, sections_done = excluded.sections_done, draft_id = excluded.draft_id,
+        application_number = excluded.application_number, submit_attempted_at = excluded.submit_attempted_at,
+        updated_at = excluded.updated_at`),
+    upsertPayload: db.prepare(`
+      INSERT INTO model_payloads (run_id, idx, request, response, recorded_at) VALUES (@run_id, @idx, @request, @response, @at)
+      ON CONFLICT (run_id, idx) DO UPDATE SET request = excluded.request, response = excluded.response, recorded_at = excluded.recorded_at`),
+    payload: db.prepare('SELECT request, response FROM model_payloads WHERE run_id = ? AND idx = ?'),
+    endedRuns: db.prepare('SELECT id, ended_at, purged_at FROM runs WHERE ended_at IS NOT NULL'),
+    clearScope: db.prepare('DELETE FROM purge_scope'),
+    addToScope: db.prepare('INSERT OR IGNORE INTO purge_scope (run_id) VALUES (?)'),
+    purgeableBlobs: db.prepare(`
+      SELECT sha256, bytes FROM screenshots
+      WHERE png IS NOT NULL
+        AND sha256 IN (SELECT screenshot_hash FROM steps WHERE run_id IN (SELECT run_id FROM purge_scope))
+        AND NOT EXISTS (SELECT 1 FROM steps AS s
+                        WHERE s.screenshot_hash = screenshots.sha256 AND s.run_id NOT IN (SELECT run_id FROM purge_scope))`),
+    dropBlob: db.prepare('UPDATE screenshots SET png = NULL, purged_at = ? WHERE sha256 = ?'),
+    dropPayloads: db.prepare('DELETE FROM model_payloads WHERE run_id IN (SELECT run_id FROM purge_scope)'),
+    markPurged: db.prepare('UPDATE runs SET purged_at = ? WHERE id = ?'),
+  };
+}

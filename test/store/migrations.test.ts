@@ -1,0 +1,146 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, digest } from '../../src/base/canonical-json';
+import { openStore, LATEST_SCHEMA_VERSION } from '../../src/store';
+import { genesisHash, stepHash } from '../../src/store/chain';
+import { openDatabase } from '../../src/store/database';
+import { defaultDbPath } from '../../src/store/location';
+import { migrate, migrationChecksum, MIGRATIONS } from '../../src/store/migrations';
+import { buildStep, newRun, png, tempDir, tempDbPath } from './fixtures';
+
+/**
+ * Shipped migrations are frozen: databases in the field were built by them. Change the schema by
+ * adding a migration at the end of the list; never by editing one of these.
+ */
+const SHIPPED = [
+  [1, '3720934f7871dd243426a410c614a865d617ac5fba6553a3b5dd4ada786f3c6c'],
+  [2, 'a4d6e442fda381b6530d2b8a553a14a9515da27aeb088f94831ea7d13a7033c5'],
+  [3, '33818d7c6dc8e3562ffb1fcb202c441be3ce192b7bd4ba523bb0ee17821065b8'],
+] as const;
+
+describe('migrations', () => {
+  it('are numbered 1..n without gaps, and the shipped ones are unchanged', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    for (const [version, checksum] of SHIPPED) expect(migrationChecksum(MIGRATIONS[version - 1]!), `migration ${version} was edited`).toBe(checksum);
+  });
+
+  it('build a new database from scratch, recorded in schema_migrations', () => {
+    const path = tempDbPath();
+    const store = openStore(path);
+    expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
+    store.close();
+    const raw = new Database(path, { readonly: true });
+    const names = raw.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name").pluck().all();
+    expect(names).toEqual(expect.arrayContaining(['runs', 'steps', 'screenshots', 'progress', 'run_events', 'approvals', 'model_payloads', 'schema_migrations']));
+    const applied = raw.prepare('SELECT version, name, checksum FROM schema_migrations ORDER BY version').all();
+    expect(applied).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name, checksum: migrationChecksum(m) })));
+    raw.close();
+  });
+
+  it('upgrade a database created at migration 1, keeping its runs verifiable and its approvals queryable', async () => {
+    const path = tempDbPath();
+    // A file as the first release left it: schema 1, one run with two steps, no approvals view.
+    const old = new Database(path);
+    old.pragma('journal_mode = WAL');
+    migrate(old, 1);
+    const run = newRun({ status: 'done', endedAt: '2026-01-05T10:00:00.000Z', startedAt: '2026-01-05T09:00:00.000Z' });
+    old.prepare(
+      `INSERT INTO runs (id, case_id, client_id, portal, task, planner, model, approve_mode, status, case_json, started_at, ended_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(run.id, run.caseId, run.clientId, run.portal, run.task, run.planner, run.model, run.approveMode, run.status, run.caseJson, run.startedAt, run.endedAt, run.startedAt, run.startedAt);
+    let prev = genesisHash(run);
+    for (let i = 0; i < 2; i++) {
+      const { step, png: shot } = buildStep(run.id, i, { approval: i === 1 ? { decision: 'approve', by: 'Anna Byrne' } : undefined });
+      old.prepare('INSERT INTO screenshots (sha256, png, bytes, first_seen_at) VALUES (?, ?, ?, ?)').run(step.screenshotHash, shot, shot!.length, step.startedAt);
+      const json = canonicalJson(step);
+      prev = stepHash(prev, json, step.screenshotHash);
+      old.prepare('INSERT INTO steps (run_id, idx, json, observation_hash, screenshot_hash, hash, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        run.id, i, json, digest(step.observation), step.screenshotHash, prev, step.endedAt,
+      );
+    }
+    old.prepare('UPDATE runs SET step_count = 2, head_hash = ? WHERE id = ?').run(prev, run.id);
+    expect(() => old.prepare('SELECT * FROM approvals').all()).toThrow(/no such table/);
+    old.close();
+
+    const store = openStore(path);
+    try {
+      expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
+      expect(await store.verifyRun(run.id)).toMatchObject({ ok: true, steps: 2, headHash: prev });
+      expect(await store.approvals(run.id)).toMatchObject([{ step: 1, decision: 'approve', by: 'Anna Byrne' }]);
+      expect((await store.listSteps(run.id)).map((s) => s.index)).toEqual([0, 1]);
+      // Retention (migration 3) works on the upgraded file.
+      const purged = await store.purge({ olderThanMs: 0, now: new Date('2026-02-01T00:00:00.000Z') });
+      expect(purged).toMatchObject({ runs: 1, screenshots: 2 });
+      expect(await store.verifyRun(run.id)).toMatchObject({ ok: true, purgedScreenshots: 2 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('apply pending migrations all together or not at all', () => {
+    const path = tempDbPath();
+    const db = new Database(path);
+    migrate(db, 1);
+    db.exec('CREATE TABLE model_payloads (x INTEGER)'); // makes migration 3 fail
+    expect(() => migrate(db)).toThrow(/model_payloads already exists/);
+    expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(1);
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'approvals'").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('refuse a database from a newer Portal Desk without touching it', () => {
+    const path = tempDbPath();
+    openStore(path).close();
+    const raw = new Database(path);
+    raw.prepare("INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (99, 'from the future', 'x', 'now')").run();
+    raw.close();
+    expect(() => openStore(path)).toThrow(/schema version 99, newer than this Portal Desk understands.*Nothing was changed/);
+  });
+});
+
+describe('the database file', () => {
+  it('uses WAL, full sync, foreign keys and incremental vacuum, and is owner-only', () => {
+    const path = tempDbPath();
+    const db = openDatabase(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    db.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('explains what went wrong with a file that is not a database', async () => {
+    const path = tempDbPath();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path, 'these are not the bytes you are looking for, not at all, no'.repeat(30));
+    expect(() => openStore(path)).toThrow(new RegExp(`Could not open the Portal Desk database at ${path}: file is not a database`));
+  });
+
+  it('lives in PORTAL_DESK_HOME, else XDG_DATA_HOME/portal-desk, else ~/.local/share/portal-desk, created 0700', () => {
+    const root = tempDir();
+    const home = join(root, 'home');
+    expect(defaultDbPath({ PORTAL_DESK_HOME: join(root, 'pd') }, home)).toBe(join(root, 'pd', 'portal-desk.sqlite'));
+    expect(defaultDbPath({ XDG_DATA_HOME: join(root, 'xdg') }, home)).toBe(join(root, 'xdg', 'portal-desk', 'portal-desk.sqlite'));
+    expect(defaultDbPath({ XDG_DATA_HOME: 'relative/ignored' }, home)).toBe(join(home, '.local', 'share', 'portal-desk', 'portal-desk.sqlite'));
+    expect(statSync(join(root, 'pd')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, '.local', 'share', 'portal-desk')).mode & 0o777).toBe(0o700);
+  });
+
+  it('lets a second connection read while a run is being written (WAL)', async () => {
+    const path = tempDbPath();
+    const writer = openStore(path);
+    const reader = openStore(path);
+    try {
+      await writer.createRun(newRun());
+      await writer.recordStep(buildStep('run-2026-03-02-a1', 0).step, png(0));
+      expect((await reader.listSteps('run-2026-03-02-a1')).length).toBe(1);
+    } finally {
+      writer.close();
+      reader.close();
+    }
+  });
+});

@@ -1,0 +1,168 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, verifyExport, RunExportFormatError, type RunExport, type Store } from '../../src/store';
+import { buildStep, newRun, png, tempDbPath } from './fixtures';
+
+const RUN = 'run-2026-03-02-a1';
+const opened: { close(): void }[] = [];
+afterEach(() => {
+  while (opened.length) opened.pop()?.close();
+});
+
+/** A run of `n` steps on a fresh file; steps 2 and 4 share one screenshot. */
+async function recordedRun(n = 6): Promise<{ path: string; store: Store }> {
+  const path = tempDbPath();
+  const store = openStore(path);
+  opened.push(store);
+  await store.createRun(newRun());
+  const shared = png(1234);
+  for (let i = 0; i < n; i++) {
+    const shot = i === 2 || i === 4 ? shared : i === 5 ? null : png(i);
+    const { step } = buildStep(RUN, i, { screenshot: shot, approval: i === 3 ? { decision: 'approve', by: 'Anna Byrne' } : undefined });
+    await store.recordStep(step, shot);
+  }
+  return { path, store };
+}
+
+/** What a tamperer with the file does: drop the append-only guard, then write. */
+function tamper(path: string, sql: string, ...params: unknown[]): void {
+  const raw = new Database(path);
+  raw.exec('DROP TRIGGER IF EXISTS steps_no_update; DROP TRIGGER IF EXISTS steps_no_delete; DROP TRIGGER IF EXISTS screenshots_fixed_bytes');
+  raw.prepare(sql).run(...params);
+  raw.close();
+}
+
+describe('verifyRun', () => {
+  it('passes an untouched run and reports its head', async () => {
+    const { store } = await recordedRun();
+    const run = await store.getRun(RUN);
+    expect(await store.verifyRun(RUN)).toEqual({ ok: true, steps: 6, headHash: run?.headHash, checkedScreenshots: 4, purgedScreenshots: 0 });
+  });
+
+  it('names the step when one byte of its stored JSON changes', async () => {
+    const { path, store } = await recordedRun();
+    // "Road" → "Roae": still valid JSON, one byte different.
+    tamper(path, "UPDATE steps SET json = replace(json, '14 Canal Road', '14 Canal Roae') WHERE run_id = ? AND idx = 3", RUN);
+    const verdict = await store.verifyRun(RUN);
+    expect(verdict).toMatchObject({ ok: false, brokenStep: 3 });
+    expect(verdict.ok === false && verdict.problem).toMatch(/^step 3: its content does not match its chain hash/);
+  });
+
+  it('names the step when a screenshot byte changes', async () => {
+    const { path, store } = await recordedRun();
+    const step1 = await store.getStep(RUN, 1);
+    const raw = new Database(path);
+    const blob = raw.prepare('SELECT png FROM screenshots WHERE sha256 = ?').pluck().get(step1!.screenshotHash) as Buffer;
+    raw.close();
+    blob.writeUInt8(blob.readUInt8(blob.length - 20) ^ 0x01, blob.length - 20);
+    tamper(path, 'UPDATE screenshots SET png = ? WHERE sha256 = ?', blob, step1!.screenshotHash);
+    const verdict = await store.verifyRun(RUN);
+    expect(verdict).toMatchObject({ ok: false, brokenStep: 1 });
+    expect(verdict.ok === false && verdict.problem).toMatch(/screenshot bytes do not match/);
+  });
+
+  it('names the first step that shows a shared screenshot when its bytes change', async () => {
+    const { path, store } = await recordedRun();
+    const hash = (await store.getStep(RUN, 4))!.screenshotHash;
+    tamper(path, 'UPDATE screenshots SET png = ? WHERE sha256 = ?', png(1), hash);
+    expect(await store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 2 });
+  });
+
+  it('names a missing step', async () => {
+    const { path, store } = await recordedRun();
+    tamper(path, 'DELETE FROM steps WHERE run_id = ? AND idx = 2', RUN);
+    expect(await store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 2, problem: expect.stringMatching(/step 2: missing/) });
+  });
+
+  it('notices the last step removed, a wrong head, and a rewritten chain hash', async () => {
+    const a = await recordedRun();
+    tamper(a.path, 'DELETE FROM steps WHERE run_id = ? AND idx = 5', RUN);
+    expect(await a.store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 5, problem: expect.stringMatching(/missing \(the run records 6 steps, 5 are stored\)/) });
+
+    const b = await recordedRun();
+    tamper(b.path, "UPDATE runs SET head_hash = 'ab' || substr(head_hash, 3) WHERE id = ?", RUN);
+    expect(await b.store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 6, problem: expect.stringMatching(/head hash .* is not the last step's hash/) });
+
+    // Rewriting step 2's JSON AND its hash moves the break to step 3, whose hash no longer follows.
+    const c = await recordedRun();
+    const raw = new Database(c.path, { readonly: true });
+    const json = raw.prepare('SELECT json FROM steps WHERE run_id = ? AND idx = 2').pluck().get(RUN) as string;
+    const prev = raw.prepare('SELECT hash FROM steps WHERE run_id = ? AND idx = 1').pluck().get(RUN) as string;
+    raw.close();
+    const { stepHash } = await import('../../src/store');
+    const forged = json.replace('14 Canal Road', '99 Canal Road');
+    const shot = (JSON.parse(forged) as { screenshotHash: string | null }).screenshotHash;
+    tamper(c.path, 'UPDATE steps SET json = ?, hash = ? WHERE run_id = ? AND idx = 2', forged, stepHash(prev, forged, shot), RUN);
+    expect(await c.store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 3 });
+  });
+
+  it('notices a changed run identity at step 0', async () => {
+    const { path, store } = await recordedRun();
+    const raw = new Database(path);
+    raw.exec('DROP TRIGGER runs_identity_fixed');
+    raw.prepare("UPDATE runs SET client_id = 'someone-else' WHERE id = ?").run(RUN);
+    raw.close();
+    expect(await store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 0 });
+  });
+
+  it('refuses to rewrite steps or screenshot bytes through SQL while the guards are in place', async () => {
+    const { path } = await recordedRun();
+    const raw = new Database(path);
+    expect(() => raw.prepare("UPDATE steps SET json = '{}' WHERE idx = 0").run()).toThrow(/append-only/);
+    expect(() => raw.prepare('DELETE FROM steps').run()).toThrow(/append-only/);
+    expect(() => raw.prepare('UPDATE screenshots SET png = ?').run(png(0))).toThrow(/never change/);
+    expect(() => raw.prepare('DELETE FROM screenshots').run()).toThrow(/never deleted/);
+    raw.close();
+  });
+});
+
+describe('exportRun and verifyExport', () => {
+  it('verifies an export offline, after a trip through a JSON file', async () => {
+    const { store } = await recordedRun();
+    const exp = await store.exportRun(RUN);
+    expect(exp.steps).toHaveLength(6);
+    expect(Object.keys(exp.screenshots)).toHaveLength(4);
+    expect(exp.auditTrail[0]?.type).toBe('created');
+    const fromFile = JSON.parse(JSON.stringify(exp, null, 2)) as unknown;
+    const head = (await store.getRun(RUN))?.headHash;
+    expect(verifyExport(fromFile)).toEqual(await store.verifyRun(RUN));
+    expect(verifyExport(fromFile, { expectedHeadHash: head })).toMatchObject({ ok: true, headHash: head });
+  });
+
+  it('names the step changed in a tampered export', async () => {
+    const { store } = await recordedRun();
+    const exp = JSON.parse(JSON.stringify(await store.exportRun(RUN))) as RunExport;
+    exp.steps[4]!.observation.controls[0]!.value = '15 Canal Road';
+    expect(verifyExport(exp)).toMatchObject({ ok: false, brokenStep: 4 });
+
+    const shots = JSON.parse(JSON.stringify(await store.exportRun(RUN))) as RunExport;
+    const hash = shots.steps[1]!.screenshotHash!;
+    const bytes = Buffer.from(shots.screenshots[hash]!, 'base64');
+    bytes.writeUInt8(bytes.readUInt8(40) ^ 0xff, 40);
+    shots.screenshots[hash] = bytes.toString('base64');
+    expect(verifyExport(shots)).toMatchObject({ ok: false, brokenStep: 1, problem: expect.stringMatching(/screenshot bytes/) });
+
+    const dropped = JSON.parse(JSON.stringify(await store.exportRun(RUN))) as RunExport;
+    dropped.steps.splice(3, 1);
+    dropped.chain.stepHashes.splice(3, 1);
+    expect(verifyExport(dropped)).toMatchObject({ ok: false, brokenStep: 3, problem: expect.stringMatching(/missing/) });
+  });
+
+  it('tells a forged but self-consistent export from the recorded run by its head', async () => {
+    const { store } = await recordedRun();
+    const head = (await store.getRun(RUN))!.headHash!;
+    const forged = JSON.parse(JSON.stringify(await store.exportRun(RUN))) as RunExport;
+    forged.steps.pop();
+    forged.chain.stepHashes.pop();
+    forged.run.stepCount = 5;
+    forged.run.headHash = forged.chain.stepHashes[4];
+    forged.chain.headHash = forged.chain.stepHashes[4]!;
+    expect(verifyExport(forged).ok).toBe(true);
+    expect(verifyExport(forged, { expectedHeadHash: head })).toMatchObject({ ok: false, brokenStep: 5 });
+  });
+
+  it('refuses something that is not a run export', () => {
+    expect(() => verifyExport({ hello: 'world' })).toThrow(RunExportFormatError);
+    expect(() => verifyExport(null)).toThrow(/Not a Portal Desk run export/);
+  });
+});
