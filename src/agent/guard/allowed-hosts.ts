@@ -1,0 +1,100 @@
+import type { PortalProfile } from '../../shared/portal-profile';
+
+/**
+ * The one answer to "may the browser go to this address?" for one portal. The action guard's
+ * `goto` and link rules, the browser's network lock and the Electron shell's will-navigate all
+ * call `isAllowedUrl`, so there is one definition of the portal's address space.
+ *
+ * Everything is decided on the URL as the WHATWG parser (the browser's own) reads it, and by exact
+ * comparison: never `startsWith`, `endsWith` or `includes` on host names.
+ */
+
+/** The parts of a portal profile the address check reads. */
+export type HostPolicy = Pick<PortalProfile, 'name' | 'allowedHosts' | 'allowHttp'>;
+
+export type UrlCheck =
+  /** `href` is the normalised absolute address, `host` its `hostname[:port]` as the browser will use it. */
+  | { ok: true; href: string; host: string }
+  | { ok: false; reason: string };
+
+interface AllowedEntry {
+  hostname: string;
+  /** An explicit port, or null for "the scheme's default port". */
+  port: string | null;
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'https:': '443', 'http:': '80' };
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+const MAX_SHOWN = 120;
+
+/**
+ * Whether `url` (resolved against `base` when it is relative) is one of the portal's addresses:
+ * https (or http when the profile allows it), no user name in the address, a host name (not an
+ * IP number) equal to an allowed host after the URL parser's lower-casing and IDNA/punycode
+ * normalisation, on the allowed port (an entry without a port means the scheme's default port).
+ */
+export function isAllowedUrl(url: string, profile: HostPolicy, base?: string): UrlCheck {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, validBase(base));
+  } catch {
+    return { ok: false, reason: `“${shorten(url)}” is not a complete web address` };
+  }
+  const schemes = profile.allowHttp ? 'https or http' : 'https';
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && profile.allowHttp)) {
+    if (parsed.protocol === 'http:') return { ok: false, reason: `plain http is not allowed for ${profile.name}; only https` };
+    return { ok: false, reason: `${parsed.protocol} addresses are never opened (only ${schemes})` };
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    return { ok: false, reason: 'the address hides a user name before the host (user@host), a known trick to disguise where a link goes' };
+  }
+  const hostname = parsed.hostname;
+  if (hostname === '') return { ok: false, reason: 'the address has no host' };
+  if (hostname.startsWith('[') || IPV4.test(hostname)) {
+    return { ok: false, reason: `the address is a bare IP number (${hostname}), not one of ${profile.name}'s host names` };
+  }
+  if (hostname.endsWith('.')) {
+    return { ok: false, reason: `the host name ends with a dot (${shorten(hostname)}); the portal is only opened by its exact name` };
+  }
+  const port = parsed.port || DEFAULT_PORTS[parsed.protocol]!;
+  const entries = allowedEntries(profile);
+  const sameName = entries.filter((entry) => entry.hostname === hostname);
+  if (sameName.length === 0) {
+    return { ok: false, reason: `${shorten(hostname)} is not one of ${profile.name}'s addresses (${profile.allowedHosts.join(', ')})` };
+  }
+  if (!sameName.some((entry) => (entry.port ?? DEFAULT_PORTS[parsed.protocol]) === port)) {
+    return { ok: false, reason: `${hostname} is a ${profile.name} address, but not on port ${port} (allowed: ${profile.allowedHosts.join(', ')})` };
+  }
+  return { ok: true, href: parsed.href, host: parsed.host };
+}
+
+/** The profile's `allowedHosts`, normalised the way the URL parser normalises a host. Bad entries match nothing. */
+function allowedEntries(profile: HostPolicy): AllowedEntry[] {
+  const entries: AllowedEntry[] = [];
+  for (const raw of profile.allowedHosts) {
+    const match = /^([^:]+)(?::(\d{1,5}))?$/.exec(raw.trim().toLowerCase());
+    if (!match) continue;
+    let hostname: string;
+    try {
+      hostname = new URL(`https://${match[1]}/`).hostname;
+    } catch {
+      continue;
+    }
+    entries.push({ hostname, port: match[2] === undefined ? null : String(Number(match[2])) });
+  }
+  return entries;
+}
+
+function validBase(base: string | undefined): string | undefined {
+  if (base === undefined) return undefined;
+  try {
+    return new URL(base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Untrusted text quoted in a reason, cut to a readable length. */
+export function shorten(text: string, max = MAX_SHOWN): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

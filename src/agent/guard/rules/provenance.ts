@@ -1,0 +1,76 @@
+import type { Action } from '../../../shared/action';
+import type { FieldValue } from '../../../shared/case-file';
+import type { Provenance } from '../../../shared/verdict';
+import { shorten } from '../allowed-hosts';
+import type { GuardContext } from '../guard-context';
+import { allow, block, type GuardRule } from './rule';
+
+/** The actions that put a value into the page. The model names a field; code supplies the value. */
+export type ValueAction = Extract<Action, { type: 'fill' | 'select' }>;
+
+interface FoundValue {
+  provenance: Provenance & { source: 'case' | 'clerk' };
+  value: FieldValue;
+}
+
+/** Input types nothing may be typed into by the agent, and why. */
+const NOT_TYPED: Readonly<Record<string, string>> = {
+  password: 'it is a password box: signing in is done by code from the vault, never by the agent',
+  file: 'it is a file upload: attaching documents is left to the clerk',
+  checkbox: 'it is a checkbox: tick or untick it with check',
+  radio: 'it is a radio button: choose it with check',
+};
+
+/**
+ * Where a field's value comes from. An answer the clerk typed during this run wins over the case
+ * file (it is the newer word of a person who saw the page and the question); otherwise the case
+ * file. Only own keys count: a field called "constructor" or "__proto__" is not a field.
+ */
+export function findValue(field: string, ctx: Pick<GuardContext, 'caseFile' | 'clerkValues'>): FoundValue | undefined {
+  if (Object.hasOwn(ctx.clerkValues, field)) return { provenance: { source: 'clerk', field }, value: ctx.clerkValues[field]! };
+  if (Object.hasOwn(ctx.caseFile.fields, field)) return { provenance: { source: 'case', field }, value: ctx.caseFile.fields[field]! };
+  return undefined;
+}
+
+function knownFields(ctx: GuardContext): string {
+  const names = [...new Set([...Object.keys(ctx.caseFile.fields), ...Object.keys(ctx.clerkValues)])];
+  const shown = names.slice(0, 25).join(', ');
+  return names.length > 25 ? `${shown}, …` : shown;
+}
+
+/**
+ * `fill` and `select` must name a field of the case file (or one the clerk answered); the verdict
+ * carries where the value comes from. Unknown fields, yes/no fields, password boxes, file uploads
+ * and checkboxes are refused.
+ */
+export const provenanceRule: GuardRule = {
+  id: 'provenance',
+  check(action, ctx) {
+    if (action.type !== 'fill' && action.type !== 'select') return undefined;
+    const found = findValue(action.field, ctx);
+    if (!found) {
+      return block('provenance', `There is no case field named "${shorten(action.field, 80)}", so there is nothing to type. Case fields: ${knownFields(ctx)}.`);
+    }
+    if (typeof found.value === 'boolean') {
+      return block('provenance', `Case field "${action.field}" is a yes/no answer, not text; tick or untick its checkbox with check instead.`);
+    }
+    const control = ctx.control(action.ref);
+    const refusal = control?.inputType ? NOT_TYPED[control.inputType.toLowerCase()] : undefined;
+    if (control && refusal) return block('provenance', `Nothing is typed into ${control.label}: ${refusal}.`);
+    const from = found.provenance.source === 'clerk' ? 'the clerk’s answer for' : 'case field';
+    const verb = action.type === 'fill' ? 'Types' : 'Selects';
+    return allow('provenance', `${verb} ${from} "${action.field}"${control ? ` into ${control.label}` : ''}.`, found.provenance);
+  },
+};
+
+/**
+ * The text the executor types or selects for a `fill`/`select`: always from the case file or the
+ * clerk, never from the model. Throws when there is no such text (the guard blocks those actions,
+ * so a throw here means a caller skipped the guard; failing the run is the safe answer).
+ */
+export function resolveValue(action: ValueAction, ctx: Pick<GuardContext, 'caseFile' | 'clerkValues'>): string {
+  const found = findValue(action.field, ctx);
+  if (!found) throw new Error(`No case field named "${shorten(action.field, 80)}"; nothing was typed`);
+  if (typeof found.value !== 'string') throw new Error(`Case field "${action.field}" is a yes/no answer, not text; nothing was typed`);
+  return found.value;
+}
