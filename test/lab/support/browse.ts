@@ -1,0 +1,27 @@
+import type { Page } from 'playwright-core';
+import { labAccount, type Lab, type PortalId } from '../../../src/lab/index';
+
+/** Browser steps the lab tests share. */
+
+export async function signIn(page: Page, lab: Lab, portal: PortalId, clientId: string): Promise<void> {
+  const { username, password } = labAccount(clientId);
+  if (!page.url().includes('/sign-in')) await page.goto(`${lab.origin(portal)}/sign-in`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Fails with the page's error summary when one is showing. */
+export async function expectNoErrors(page: Page): Promise<void> {
+  const alert = page.locator('.error-summary[role=alert]');
+  if ((await alert.count()) > 0) throw new Error(`${page.url()}: ${await alert.innerText()}`);
+}
+
+/** Clicks the layout's "continue" control: a real button in the original, a div in the redesign. */
+export async function continueSection(page: Page, layout: 'original' | 'redesigned'): Promise<void> {
+  const before = page.url();
+  if (layout === 'original') await page.getByRole('button', { name: 'Save and continue' }).click();
+  else await page.getByRole('button', { name: /^Next/ }).click();
+  await page.waitForLoadState();
+  if (page.url() === before) await page.waitForURL((u) => u.href !== before, { timeout: 2000 }).catch(() => undefined);
+}
