@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderControl } from '../../../src/agent/decide/anthropic';
+import type { Action } from '../../../src/shared/action';
+import type { Observation } from '../../../src/shared/observation';
+import type { StepAction } from '../../../src/shared/run';
+import { formFillingModel, type MessagesApi, parseControlLine, parsePage, reply, startMessagesApi, untrustedBlocks } from '../../support/messages-api';
+import { CASE, control, input, observation, plannerFor, TEST_KEY } from './fixtures';
+
+let api: MessagesApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+async function post(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(`${url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+describe('the loopback Messages API', () => {
+  it('answers in the wire format, records requests, and sends error bodies with retry headers', async () => {
+    api = await startMessagesApi([reply.text('hello', { usage: { input_tokens: 7 } }), reply.rateLimited(250)]);
+    const ok = await post(api.url, { model: 'claude-sonnet-5-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sonnet-5-5', stop_reason: 'end_turn', content: [{ type: 'text', text: 'hello' }] });
+    expect(ok.json['id']).toMatch(/^msg_/);
+    expect(ok.json['usage']).toMatchObject({ input_tokens: 7, output_tokens: expect.any(Number), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+    const limited = await post(api.url, { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    expect(limited.status).toBe(429);
+    expect(limited.json).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(limited.headers.get('retry-after-ms')).toBe('250');
+    expect(limited.headers.get('retry-after')).toBe('1');
+    const exhausted = await post(api.url, { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    expect(exhausted.status).toBe(500);
+    expect(exhausted.headers.get('x-should-retry')).toBe('false');
+    expect(api.requests.map((request) => request.body.model)).toEqual(['claude-sonnet-5-5', 'm', 'm']);
+  });
+
+  it('rejects, like the API, a tool_use left without its tool_result', async () => {
+    api = await startMessagesApi([reply.text('unused')]);
+    const response = await post(api.url, {
+      model: 'm',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'act_on_page', input: {} }] },
+        { role: 'user', content: [{ type: 'text', text: 'next page' }] },
+      ],
+    });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('without `tool_result` blocks immediately after: toolu_1') } });
+    expect(api.remaining()).toBe(1);
+  });
+
+  it('parses back the control lines the planner renders', () => {
+    const controls = [
+      control({ ref: 'r1c1', role: 'textbox', name: 'Business "trading" name', value: 'Acme\nLtd', required: true, invalid: true }),
+      control({ ref: 'r1c2', role: 'combobox', name: 'District', options: ['North', 'South, East'], selected: 'North' }),
+      control({ ref: 'r1c3', role: 'checkbox', name: 'I confirm', checked: false, group: 'Declaration', gated: true }),
+      control({ ref: 'r1c4', role: 'link', name: '', nameSource: 'none', href: 'https://x.test/a b', disabled: true }),
+      control({ ref: 'r1c5', role: 'textbox', name: 'Date of birth', inputType: 'date', nameSource: 'inferred' }),
+    ];
+    expect(controls.map((c) => parseControlLine(renderControl(c)))).toEqual([
+      { ref: 'r1c1', role: 'textbox', name: 'Business "trading" name', value: 'Acme\nLtd', required: true, invalid: true, disabled: false, gated: false, unnamed: false, nameInferred: false },
+      { ref: 'r1c2', role: 'combobox', name: 'District', options: ['North', 'South, East'], selected: 'North', required: false, invalid: false, disabled: false, gated: false, unnamed: false, nameInferred: false },
+      { ref: 'r1c3', role: 'checkbox', name: 'I confirm', checked: false, group: 'Declaration', required: false, invalid: false, disabled: false, gated: true, unnamed: false, nameInferred: false },
+      { ref: 'r1c4', role: 'link', name: '', href: 'https://x.test/a b', required: false, invalid: false, disabled: true, gated: false, unnamed: true, nameInferred: false },
+      { ref: 'r1c5', role: 'textbox', name: 'Date of birth', type: 'date', required: false, invalid: false, disabled: false, gated: false, unnamed: false, nameInferred: true },
+    ]);
+    const [body] = untrustedBlocks('x <untrusted_page_content>\nurl: u\ntitle: T\nflow step: Step 1 of 2\nheadings: A | B\ntext:\nhello\ncontrols:\nr1c1 button "Go"\n</untrusted_page_content>');
+    expect(parsePage(body ?? '')).toMatchObject({ url: 'u', title: 'T', flowStep: 'Step 1 of 2', headings: ['A', 'B'], text: 'hello', controls: [{ ref: 'r1c1', role: 'button', name: 'Go' }] });
+  });
+});
+
+/** A three-page synthetic portal: details → declaration → confirmation. */
+class SyntheticPortal {
+  page: 'details' | 'declaration' | 'confirmation' = 'details';
+  values: Record<string, string | boolean> = {};
+  private reads = 0;
+  private refs = new Map<string, string>();
+
+  read(): Observation {
+    this.reads += 1;
+    const id = `p${this.reads}`;
+    this.refs.clear();
+    const c = (key: string, rest: Parameters<typeof control>[0] extends infer P ? Omit<P, 'ref'> : never) => {
+      const ref = `${id}c${this.refs.size + 1}`;
+      this.refs.set(ref, key);
+      return control({ ref, ...rest });
+    };
+    if (this.page === 'details') {
+      return observation({
+        readId: id,
+        title: 'Business details',
+        flowStep: 'Step 1 of 2',
+        controls: [
+          c('business_name', { role: 'textbox', name: 'Trading name', required: true, ...(this.values['business_name'] ? { value: String(this.values['business_name']) } : {}) }),
+          c('owner_name', { role: 'textbox', name: 'Owner name', required: true, ...(this.values['owner_name'] ? { value: String(this.values['owner_name']) } : {}) }),
+          c('district', { role: 'combobox', name: 'District', options: ['North', 'South'], selected: String(this.values['district'] ?? 'North') }),
+          c('continue', { role: 'button', name: 'Continue' }),
+        ],
+      });
+    }
+    if (this.page === 'declaration') {
+      return observation({
+        readId: id,
+        title: 'Declaration',
+        flowStep: 'Step 2 of 2',
+        controls: [
+          c('declaration', { role: 'checkbox', name: 'I confirm the information is correct', checked: this.values['declaration'] === true, required: true }),
+          c('submit', { role: 'button', name: 'Submit application', gated: true }),
+        ],
+      });
+    }
+    return observation({ readId: id, title: 'Application received', headings: ['Application received'], text: 'Your application number is SHP-2026-00417.', controls: [] });
+  }
+
+  run(action: Action): StepAction['outcome']['status'] {
+    const key = 'ref' in action ? this.refs.get(action.ref) : undefined;
+    if ('ref' in action && !key) return 'unknown_ref';
+    if (action.type === 'fill' || action.type === 'select') this.values[key as string] = CASE.fields[action.field] ?? '';
+    if (action.type === 'check') this.values[key as string] = action.checked;
+    if (action.type === 'click' && key === 'continue' && this.values['business_name'] && this.values['owner_name']) this.page = 'declaration';
+    if (action.type === 'click' && key === 'submit' && this.values['declaration'] === true) this.page = 'confirmation';
+    return 'done';
+  }
+}
+
+describe('formFillingModel', () => {
+  it('fills and submits a synthetic form through the real planner', async () => {
+    const decisions: string[] = [];
+    api = await startMessagesApi(formFillingModel(CASE.fields, { aliases: CASE.aliases, declarations: CASE.declarations, thinking: true, onDecision: (d) => decisions.push(d.input.reasoning) }), { apiKey: TEST_KEY });
+    const planner = plannerFor(api);
+    planner.start(CASE);
+    const portal = new SyntheticPortal();
+    let previous: StepAction[] = [];
+    let finished: Action | undefined;
+    for (let step = 0; step < 10 && !finished; step += 1) {
+      const { turn } = await planner.decide(input(step, portal.read(), previous));
+      previous = turn.actions.map((action) => ({ action, verdict: { verdict: 'allow', rule: 'test', reason: 'test' }, outcome: { status: portal.run(action), ms: 1 } }));
+      finished = turn.actions.find((action) => action.type === 'done' || action.type === 'fail');
+    }
+    expect(finished).toEqual({ type: 'done', proof: 'Application number SHP-2026-00417 shown on the confirmation page' });
+    expect(portal.values).toEqual({ business_name: 'Kestrel Hardware Ltd', owner_name: 'Amaka Obi', district: 'South', declaration: true });
+    expect(decisions).toHaveLength(5);
+    expect(api.requests).toHaveLength(5);
+  });
+});

@@ -1,0 +1,304 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Reply, reply } from './replies';
+
+/**
+ * A loopback Messages API: a real HTTP server on 127.0.0.1 that speaks the wire format of
+ * `POST /v1/messages`, answers from a script, and records every request. Point the real SDK
+ * at it with `baseURL: api.url` (or ANTHROPIC_BASE_URL).
+ *
+ * With `validate` (default on) it also rejects, with the API's 400 shape, what the real API
+ * would reject in a planner conversation: a tool_use without exactly one tool_result right
+ * after it, a tool_result for an unknown tool_use, more than 4 cache_control breakpoints, and
+ * an assistant turn that does not echo what this server sent (thinking blocks may only be
+ * dropped all together, never altered), and a thinking block sent back after `system`,
+ * `tools` or an earlier message changed (the prefix check of models with preserved thinking).
+ */
+
+/** A request body as sent (JSON). */
+export type RequestBody = Record<string, unknown> & {
+  model?: string;
+  max_tokens?: number;
+  system?: unknown;
+  tools?: Record<string, unknown>[];
+  tool_choice?: Record<string, unknown>;
+  messages?: WireMessage[];
+};
+
+export interface WireMessage {
+  role: string;
+  content: string | WireBlock[];
+}
+export type WireBlock = Record<string, unknown> & { type: string };
+
+export interface RecordedRequest {
+  /** 0-based order of arrival. */
+  index: number;
+  method: string;
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  body: RequestBody;
+  /** The body exactly as received. */
+  raw: string;
+}
+
+export type ScriptFn = (request: RecordedRequest) => Reply | Promise<Reply>;
+/** A queue (each request takes the next entry; a function entry is called for that request) or one function for all. */
+export type Script = (Reply | ScriptFn)[] | ScriptFn;
+
+export interface MessagesApiOptions {
+  /** Reject requests the real API would reject (default true). */
+  validate?: boolean;
+  /** Answer 401 unless the request carries this key (as `Authorization: Bearer` or `x-api-key`). */
+  apiKey?: string;
+  /** Answer a forced tool_choice (`tool` / `any`) with a 400, like models with always-on thinking. */
+  rejectForcedToolChoice?: boolean;
+}
+
+export interface MessagesApi {
+  /** Base URL for the SDK (`http://127.0.0.1:<port>`). */
+  url: string;
+  /** Every request received, in order (also those answered with an error). */
+  requests: RecordedRequest[];
+  /** Queue entries not consumed yet. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+function apiError(status: number, message: string): Reply {
+  return reply.error(status, message);
+}
+
+function blocksOf(message: WireMessage | undefined): WireBlock[] {
+  if (!message) return [];
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+function countCacheControl(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countCacheControl(item), 0);
+  if (!value || typeof value !== 'object') return 0;
+  const object = value as Record<string, unknown>;
+  let count = object['cache_control'] ? 1 : 0;
+  for (const [key, item] of Object.entries(object)) {
+    if (key !== 'cache_control' && typeof item === 'object') count += countCacheControl(item);
+  }
+  return count;
+}
+
+const withoutThinking = (blocks: WireBlock[]): WireBlock[] => blocks.filter((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
+const stable = (value: unknown): string => JSON.stringify(value);
+
+/** What a response was produced after: the request's system, tools and messages. */
+function prefixOf(body: RequestBody, messages: WireMessage[]): string {
+  return stable({ system: body.system ?? null, tools: body.tools ?? null, messages });
+}
+
+interface Issued {
+  content: WireBlock[];
+  /** {@link prefixOf} the request that produced it. */
+  prefix: string;
+}
+
+/** Problems the real API would answer with a 400; null when the request is fine. */
+function validate(body: RequestBody, issued: Map<string, Issued>, options: MessagesApiOptions): string | null {
+  if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number') return 'model and max_tokens are required';
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
+  if (messages[0]?.role !== 'user') return 'messages.0: the first message must use the "user" role';
+  const breakpoints = countCacheControl(body);
+  if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
+  if (options.rejectForcedToolChoice && (body.tool_choice?.['type'] === 'tool' || body.tool_choice?.['type'] === 'any')) {
+    return 'tool_choice: forced tool use is not supported with this model (thinking is always on); use {"type": "auto"}';
+  }
+  for (let i = 0; i < messages.length; i += 1) {
+    const message = messages[i] as WireMessage;
+    const next = messages[i + 1];
+    const toolUseIds = blocksOf(message)
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => String(block['id']));
+    if (message.role === 'assistant') {
+      const origin = toolUseIds.map((id) => issued.get(id)).find(Boolean);
+      if (origin) {
+        const issuedContent = origin.content;
+        const sent = blocksOf(message);
+        const same = stable(sent) === stable(issuedContent) || (stable(withoutThinking(sent)) === stable(withoutThinking(issuedContent)) && sent.every((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking'));
+        if (!same) return `messages.${i}: the assistant turn does not match the response it came from (blocks must be sent back unchanged; thinking blocks may only be removed all together)`;
+        const thinkingAt = sent.findIndex((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
+        if (thinkingAt >= 0 && prefixOf(body, messages.slice(0, i)) !== origin.prefix) {
+          return `messages.${i}.content.${thinkingAt}: Invalid \`signature\` in \`thinking\` block. The block is bound to a different conversation. Remove the block, or set \`thinking.block_binding.prefix_mismatch_behavior\` to "drop_block".`;
+        }
+      }
+      if (toolUseIds.length > 0) {
+        if (!next || next.role !== 'user') return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${toolUseIds.join(', ')}`;
+        const results = blocksOf(next).filter((block) => block.type === 'tool_result');
+        const answered = results.map((block) => String(block['tool_use_id']));
+        const missing = toolUseIds.filter((id) => !answered.includes(id));
+        if (missing.length > 0) return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+        const twice = answered.filter((id, k) => answered.indexOf(id) !== k);
+        if (twice.length > 0) return `messages.${i + 1}: each \`tool_use\` must have a single result. Found multiple \`tool_result\` blocks with id: ${twice.join(', ')}`;
+        const firstOther = blocksOf(next).findIndex((block) => block.type !== 'tool_result');
+        const lastResult = blocksOf(next).map((block) => block.type).lastIndexOf('tool_result');
+        if (firstOther >= 0 && firstOther < lastResult) return `messages.${i + 1}: \`tool_result\` blocks must come first in the user message`;
+      }
+    }
+    if (message.role === 'user') {
+      const previousIds = new Set(
+        blocksOf(messages[i - 1])
+          .filter((block) => block.type === 'tool_use')
+          .map((block) => String(block['id'])),
+      );
+      for (const block of blocksOf(message)) {
+        if (block.type === 'tool_result' && !previousIds.has(String(block['tool_use_id']))) {
+          return `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block['tool_use_id'])}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+        }
+      }
+    }
+  }
+  return null;
+}
+
+const tokens = (value: unknown): number => Math.ceil((JSON.stringify(value ?? '') ?? '').length / 4);
+
+/** Usage numbers like the API's: the cached prefix (tools, system, first block) is written once, then read. */
+function simulatedUsage(body: RequestBody, content: unknown, seenPrefixes: Set<string>): Record<string, number> {
+  const first = blocksOf(body.messages?.[0])[0];
+  const total = tokens(body.tools) + tokens(body.system) + tokens(body.messages);
+  const cached = countCacheControl(body) > 0;
+  const prefix = tokens(body.tools) + tokens(body.system) + tokens(first);
+  const key = createHash('sha256').update(stable([body.model, body.tools, body.system, first])).digest('hex');
+  const hit = seenPrefixes.has(key);
+  seenPrefixes.add(key);
+  return {
+    input_tokens: cached ? Math.max(total - prefix, 1) : total,
+    output_tokens: Math.max(tokens(content), 1),
+    cache_creation_input_tokens: cached && !hit ? prefix : 0,
+    cache_read_input_tokens: cached && hit ? prefix : 0,
+  };
+}
+
+function completeMessage(body: Record<string, unknown>, request: RequestBody, seenPrefixes: Set<string>, requestId: string): Record<string, unknown> {
+  const content = (body['content'] as unknown[]) ?? [];
+  const usage = { ...simulatedUsage(request, content, seenPrefixes), ...((body['usage'] as Record<string, number> | undefined) ?? {}) };
+  return {
+    id: `msg_${requestId}`,
+    type: 'message',
+    role: 'assistant',
+    model: request.model ?? 'claude-loopback',
+    content,
+    stop_reason: body['stop_reason'] ?? 'end_turn',
+    stop_sequence: null,
+    stop_details: body['stop_details'] ?? null,
+    container: null,
+    diagnostics: null,
+    ...body,
+    usage: {
+      cache_creation: { ephemeral_5m_input_tokens: usage['cache_creation_input_tokens'] ?? 0, ephemeral_1h_input_tokens: 0 },
+      inference_geo: null,
+      output_tokens_details: null,
+      server_tool_use: null,
+      service_tier: 'standard',
+      speed: null,
+      ...usage,
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, answer: Reply, requestId: string): void {
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': requestId, ...(answer.headers ?? {}) });
+  res.end(JSON.stringify(answer.body));
+}
+
+/** Starts the loopback Messages API on 127.0.0.1 (a free port). */
+export async function startMessagesApi(script: Script, options: MessagesApiOptions = {}): Promise<MessagesApi> {
+  const requests: RecordedRequest[] = [];
+  const queue = Array.isArray(script) ? [...script] : null;
+  const issued = new Map<string, Issued>();
+  const seenPrefixes = new Set<string>();
+  const shouldValidate = options.validate ?? true;
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const raw = await readBody(req);
+      const index = requests.length;
+      const requestId = `req_loop${String(index).padStart(4, '0')}`;
+      let body: RequestBody = {};
+      try {
+        body = raw ? (JSON.parse(raw) as RequestBody) : {};
+      } catch {
+        requests.push({ index, method: req.method ?? '', path: req.url ?? '', headers: lowerHeaders(req), body, raw });
+        send(res, apiError(400, 'There was an issue with the format of the request body (not JSON)'), requestId);
+        return;
+      }
+      const recorded: RecordedRequest = { index, method: req.method ?? '', path: req.url ?? '', headers: lowerHeaders(req), body, raw };
+      requests.push(recorded);
+      if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/messages') {
+        send(res, apiError(404, `Not found: ${req.method ?? ''} ${req.url ?? ''}`), requestId);
+        return;
+      }
+      if (options.apiKey !== undefined) {
+        const headers = recorded.headers;
+        if (headers['authorization'] !== `Bearer ${options.apiKey}` && headers['x-api-key'] !== options.apiKey) {
+          send(res, reply.unauthorized(), requestId);
+          return;
+        }
+      }
+      if (shouldValidate) {
+        const problem = validate(body, issued, options);
+        if (problem) {
+          send(res, apiError(400, problem), requestId);
+          return;
+        }
+      }
+      let answer: Reply;
+      if (queue) {
+        const entry = queue.shift();
+        if (!entry) {
+          send(res, reply.error(500, `loopback Messages API: script exhausted after ${index} requests`, { shouldRetry: false }), requestId);
+          return;
+        }
+        answer = typeof entry === 'function' ? await entry(recorded) : entry;
+      } else {
+        answer = await (script as ScriptFn)(recorded);
+      }
+      if (answer.status === 200 && answer.body['type'] !== 'error') {
+        const message = completeMessage(answer.body, body, seenPrefixes, requestId);
+        const content = message['content'] as WireBlock[];
+        const prefix = prefixOf(body, body.messages ?? []);
+        for (const block of content) if (block.type === 'tool_use') issued.set(String(block['id']), { content, prefix });
+        send(res, { ...answer, body: message }, requestId);
+        return;
+      }
+      send(res, answer, requestId);
+    })().catch((error: unknown) => {
+      send(res, reply.error(500, `loopback Messages API failed: ${String(error)}`, { shouldRetry: false }), 'req_loop_error');
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    remaining: () => queue?.length ?? 0,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function lowerHeaders(req: IncomingMessage): Record<string, string> {
+  return Object.fromEntries(Object.entries(req.headers).map(([key, value]) => [key.toLowerCase(), Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+}
