@@ -19,11 +19,11 @@ export function tempDbPath(name = 'portal-desk.sqlite'): string {
 /** A real (grey, `size`×`size`) PNG whose pixels depend on `seed`. */
 export function png(seed: number, size = 32): Buffer {
   const raw = Buffer.alloc((size + 1) * size);
-  let x = seed * 2654435761 + 1;
+  let x = (Math.imul(seed + 1, 2654435761) ^ 0x9e3779b9) >>> 0;
   for (let row = 0; row < size; row++) {
     raw[row * (size + 1)] = 0; // filter: none
     for (let col = 0; col < size; col++) {
-      x = (x * 1103515245 + 12345) >>> 0;
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
       raw[row * (size + 1) + 1 + col] = x >>> 24;
     }
   }
