@@ -29,7 +29,7 @@ describe('case files', () => {
     for (const id of PORTAL_IDS) expect(cases.filter((c) => c.portal === id).length).toBeGreaterThanOrEqual(4);
     const values = cases.flatMap((c) => Object.values(c.fields)).filter((v): v is string => typeof v === 'string');
     expect(values.some((v) => /[\u0900-\u097F]/.test(v))).toBe(true); // Devanagari
-    expect(values.some((v) => /[^\u0000-\u007F]/.test(v) && /[A-Za-z]/.test(v))).toBe(true); // accented Latin
+    expect(values.some((v) => /[^ -~]/.test(v) && /[A-Za-z]/.test(v))).toBe(true); // accented Latin
     const sameAs = cases.flatMap((c) => Object.entries(c.fields).filter(([k]) => sameAsRule(k)).map(([, v]) => v));
     expect(sameAs).toContain(true);
     expect(sameAs).toContain(false);
