@@ -34,8 +34,8 @@ describe('a 1,000-step run', () => {
           `listSteps ${listMs.toFixed(0)} ms, verifyRun ${verifyMs.toFixed(0)} ms, approvals ${approvalsMs.toFixed(0)} ms`,
       );
       // Generous bounds for a loaded CI box; the numbers above are what to watch.
-      expect(listMs).toBeLessThan(3000);
-      expect(verifyMs).toBeLessThan(5000);
+      expect(listMs).toBeLessThan(5000);
+      expect(verifyMs).toBeLessThan(10000);
     } finally {
       store.close();
     }

@@ -39,6 +39,16 @@ describe('verifyRun', () => {
     expect(await store.verifyRun(RUN)).toEqual({ ok: true, steps: 6, headHash: run?.headHash, checkedScreenshots: 4, purgedScreenshots: 0 });
   });
 
+  it('passes a run without steps, whose head is empty', async () => {
+    const path = tempDbPath();
+    const store = openStore(path);
+    opened.push(store);
+    await store.createRun(newRun());
+    expect(await store.verifyRun(RUN)).toEqual({ ok: true, steps: 0, headHash: null, checkedScreenshots: 0, purgedScreenshots: 0 });
+    expect(verifyExport(await store.exportRun(RUN))).toMatchObject({ ok: true, steps: 0 });
+    await expect(store.verifyRun('no-such-run')).rejects.toThrow(/No run no-such-run/);
+  });
+
   it('names the step when one byte of its stored JSON changes', async () => {
     const { path, store } = await recordedRun();
     // "Road" → "Roae": still valid JSON, one byte different.
