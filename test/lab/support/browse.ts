@@ -19,9 +19,9 @@ export async function expectNoErrors(page: Page): Promise<void> {
 
 /** Clicks the layout's "continue" control: a real button in the original, a div in the redesign. */
 export async function continueSection(page: Page, layout: 'original' | 'redesigned'): Promise<void> {
-  const before = page.url();
+  const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() });
   if (layout === 'original') await page.getByRole('button', { name: 'Save and continue' }).click();
   else await page.getByRole('button', { name: /^Next/ }).click();
+  await navigated;
   await page.waitForLoadState();
-  if (page.url() === before) await page.waitForURL((u) => u.href !== before, { timeout: 2000 }).catch(() => undefined);
 }

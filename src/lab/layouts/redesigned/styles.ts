@@ -32,5 +32,6 @@ fieldset.inline{border:0;margin:0;padding:0}fieldset.inline legend{font-weight:5
 .tile{background:#fff;border:1px solid #d5dbe3;border-radius:4px;padding:16px}.tile a{font-weight:600;color:#123b6d}
 table.data{border-collapse:collapse;width:100%;background:#fff}table.data th,table.data td{border:1px solid #d5dbe3;padding:6px 8px;text-align:left}
 table.data th{background:#f5f7fa}.ok{background:#2e7d32;color:#fff;padding:16px 20px;border-radius:4px}
+.field{margin:0 0 14px}.label{display:block;font-weight:500;margin-bottom:4px}.actions{display:flex;gap:8px;margin-top:14px}
 .ok h1{color:#fff;margin:0 0 6px}.ok h2{margin:0;font-size:17px}.decl{background:#fff8e1;padding:8px 10px;border-radius:3px}
 `;
