@@ -1,0 +1,139 @@
+import { launchChromium } from '../../agent/browser/chromium';
+import { loadCaseFile } from '../../agent/case/case-files';
+import { loadPortalProfile } from '../../agent/case/portal-profiles';
+import { AnthropicConfigError } from '../../agent/decide/anthropic';
+import type { RunSummary } from '../../shared/run';
+import { LabCredentials, LabHandle } from '../../service/lab-portals';
+import { createPlanner, PLANNER_KINDS } from '../../service/planners';
+import { executeRun } from '../../service/run-service';
+import { defaultDbPath, openStore } from '../../store';
+import { CredentialChain, openVault } from '../../vault';
+import { oneOf, parseCommandArgs, positiveInt } from '../args';
+import { EXIT, UsageError } from '../cli-error';
+import { TerminalApprovals, TerminalInputs } from '../clerk-terminal';
+import { formatStep } from '../step-log';
+
+const HELP = `portal-desk run --case FILE [options]
+
+Runs one case file against its portal. Lab portals (shops, power, tax) start the built-in lab.
+Each step is printed on stderr: number, action, element, guard verdict, outcome.
+
+  --case FILE                 the client's case file (JSON)
+  --model rules|anthropic     planner: the offline rule-based filler (default) or Claude
+  --approve ask|all|none      gated actions: ask on the terminal (default); all/none are for demos and tests
+  --layout original|redesigned  lab portals only: which layout the lab serves
+  --db PATH                   the run store (default: ${defaultDbPath()})
+  --otp-command CMD           a shell command that prints the one-time code (tests); default: ask on the terminal
+  --answer FIELD=VALUE        a clerk answer given in advance for a missing case field (repeatable)
+  --max-steps N               step cap (default 40, at most 100)
+  --time-limit SECONDS        time limit (default 400)
+  --headed                    show the browser window
+  --json                      print a summary as JSON on stdout`;
+
+export async function runCommand(args: string[]): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    case: { type: 'string' },
+    model: { type: 'string' },
+    approve: { type: 'string' },
+    layout: { type: 'string' },
+    db: { type: 'string' },
+    'otp-command': { type: 'string' },
+    answer: { type: 'string', multiple: true },
+    'max-steps': { type: 'string' },
+    'time-limit': { type: 'string' },
+    headed: { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return EXIT.ok;
+  }
+  if (!values.case) throw new UsageError('--case FILE is required');
+  const plannerKind = oneOf('model', values.model, PLANNER_KINDS, 'rules');
+  const approveMode = oneOf('approve', values.approve, ['ask', 'all', 'none'] as const, 'ask');
+  const layout = values.layout === undefined ? undefined : oneOf('layout', values.layout, ['original', 'redesigned'] as const, 'original');
+  const limits = {
+    maxSteps: positiveInt('max-steps', values['max-steps'], 40, 100),
+    timeLimitMs: positiveInt('time-limit', values['time-limit'], 400, 3600) * 1000,
+  };
+  const answers = Object.fromEntries(
+    (values.answer ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new UsageError(`--answer takes FIELD=VALUE (got "${pair}")`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+
+  // Everything the user gave is checked before anything runs.
+  const caseFile = loadCaseFile(values.case);
+  const baseProfile = loadPortalProfile(caseFile.portal);
+  try {
+    createPlanner(plannerKind, baseProfile);
+  } catch (err) {
+    if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const labHandle = new LabHandle();
+  const { profile, lab } = await labHandle.bind(baseProfile);
+  if (lab) {
+    lab.configure(caseFile.clientId, { layout: layout ?? 'original' });
+    log(`lab: ${profile.name} on ${profile.startUrl} (layout ${layout ?? 'original'})`);
+  } else if (layout) {
+    throw new UsageError('--layout applies to lab portals only');
+  }
+  if (approveMode !== 'ask') log(`!! --approve ${approveMode}: gated actions are ${approveMode === 'all' ? 'APPROVED' : 'DENIED'} automatically. Demo and test use only.`);
+
+  const dbPath = values.db ?? defaultDbPath();
+  const store = openStore(dbPath);
+  const { vault, loginStates } = await openVault();
+  const browser = await launchChromium({ headless: !values.headed, hostResolverRules: lab?.hostResolverRules });
+  try {
+    log(`run: case ${caseFile.caseId} (client ${caseFile.clientId}) on ${profile.id}, store ${dbPath}`);
+    const finished = await executeRun(
+      {
+        store,
+        browser,
+        approvals: new TerminalApprovals(approveMode, log),
+        inputs: new TerminalInputs(values['otp-command'], answers),
+        credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
+        loginStates,
+      },
+      {
+        caseFile,
+        profile,
+        planner: plannerKind,
+        approveMode,
+        layout,
+        limits,
+        listener: {
+          log,
+          step: (step) => formatStep(step).forEach((line) => log(line)),
+          status: (status, reason) => log(`== ${status}${reason ? `: ${reason}` : ''}`),
+        },
+      },
+    );
+    const run = await store.getRun(finished.runId);
+    const submitted = lab?.submissions({ clientId: caseFile.clientId }).find((s) => s.applicationNumber === finished.applicationNumber);
+    const summary: RunSummary = {
+      runId: finished.runId,
+      caseId: caseFile.caseId,
+      status: finished.status,
+      reason: finished.reason,
+      steps: finished.steps,
+      applicationNumber: finished.applicationNumber,
+      submittedFields: submitted?.fields,
+      usage: run?.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 },
+      approvals: finished.approvals,
+      wallMs: finished.wallMs,
+    };
+    log(finished.status === 'done' ? `DONE: ${finished.reason}` : `NOT DONE (${finished.status}): ${finished.reason}`);
+    if (values.json) console.log(JSON.stringify(summary, null, 2));
+    return finished.status === 'done' ? EXIT.ok : EXIT.notDone;
+  } finally {
+    await browser.close().catch(() => undefined);
+    store.close();
+    await labHandle.stop();
+  }
+}

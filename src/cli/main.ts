@@ -1,0 +1,48 @@
+import { ConfigFileError } from '../agent/case/config-file-error';
+import { EXIT, UsageError } from './cli-error';
+import { labCommand } from './commands/lab';
+import { runCommand } from './commands/run';
+import { vaultCommand } from './commands/vault';
+
+type Command = (args: string[]) => Promise<number>;
+
+// Static imports: the bin runs TypeScript through tsx's CommonJS hook, which does not serve dynamic import().
+const COMMANDS: Record<string, { summary: string; command: Command }> = {
+  run: { summary: 'run one case file against its portal', command: runCommand },
+  lab: { summary: 'serve the portal lab (the demo portals) and print its URLs', command: labCommand },
+  vault: { summary: 'store, list and remove portal logins (encrypted; passwords never printed)', command: (args) => vaultCommand(args) },
+};
+
+const USAGE = `portal-desk — an AI agent fills portal forms while a clerk supervises
+
+Usage: portal-desk <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+Run "portal-desk <command> --help" for a command's options.`;
+
+/** The headless composition root. Returns the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return name ? EXIT.ok : EXIT.badInput;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`portal-desk: unknown command "${name}"\n\n${USAGE}`);
+    return EXIT.badInput;
+  }
+  try {
+    return await command.command(rest);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigFileError) {
+      console.error(`portal-desk ${name}: ${err.message}`);
+      return EXIT.badInput;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,140 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import type { AnthropicOptions } from '../agent/decide/anthropic';
+import { contextOptionsFor, installWatchdogs, type GuardEvent } from '../agent/guard/browser';
+import { newRunId } from '../agent/loop/run-id';
+import { RunLoop, type RunListener, type RunResult } from '../agent/loop/run-loop';
+import type { RunLimits } from '../agent/loop/limits';
+import { createObserver } from '../agent/observe/observer';
+import type { CaseFile } from '../shared/case-file';
+import type { ApprovalGate, InputSource } from '../shared/clerk';
+import type { CredentialSource, LoginStateStore } from '../shared/credentials';
+import type { PortalProfile } from '../shared/portal-profile';
+import type { ApproveMode, RunRecord } from '../shared/run';
+import type { Store } from '../store';
+import { createPlanner, type PlannerKind } from './planners';
+
+/** What one run needs from its composition root (the CLI, the console, a batch). */
+export interface RunServices {
+  store: Store;
+  browser: Browser;
+  approvals: ApprovalGate;
+  inputs: InputSource;
+  credentials: CredentialSource;
+  /** Encrypted saved login state per client and portal; runs reuse it and refresh it. */
+  loginStates?: LoginStateStore;
+  anthropic?: AnthropicOptions;
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunRequest {
+  caseFile: CaseFile;
+  /** The portal profile, already bound to the lab's port for lab portals. */
+  profile: PortalProfile;
+  planner: PlannerKind;
+  approveMode: ApproveMode;
+  layout?: string;
+  limits?: Partial<RunLimits>;
+  listener?: RunListener;
+  /** Given: continue this run (resume); otherwise a new run id is minted. */
+  runId?: string;
+}
+
+export interface FinishedRun extends RunResult {
+  runId: string;
+  wallMs: number;
+}
+
+/**
+ * Runs one case: a fresh, isolated browser context for the client (downloads off, permissions
+ * denied, navigation locked to the portal's hosts), the engine's loop, and the store behind it.
+ */
+export async function executeRun(services: RunServices, request: RunRequest): Promise<FinishedRun> {
+  const started = Date.now();
+  const { store, browser } = services;
+  const { caseFile, profile } = request;
+  const planner = createPlanner(request.planner, profile, services.anthropic, services.env ?? process.env);
+
+  let runId = request.runId;
+  let firstStep = 0;
+  let clerkValues: Record<string, string> = {};
+  if (runId) {
+    const existing = await store.getRun(runId);
+    if (!existing) throw new Error(`No run ${runId} in the store`);
+    firstStep = existing.stepCount;
+    clerkValues = (JSON.parse(existing.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {};
+    await store.updateRun(runId, { status: 'running', reason: `Resumed at step ${firstStep}` });
+  } else {
+    runId = newRunId();
+    await store.createRun(newRunRecord(runId, request, planner.id));
+  }
+
+  const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
+  // The browser-level guard is in place before the first page exists; its reports go to the step log.
+  const relay: { loop?: RunLoop; early: GuardEvent[] } = { early: [] };
+  const watchdogs = await installWatchdogs(context, profile, (event) => {
+    if (relay.loop) relay.loop.note(event.type, event.detail);
+    else relay.early.push(event);
+  });
+  const page = await watchdogs.openPage();
+  const loop = new RunLoop({
+    runId,
+    page,
+    profile,
+    caseFile,
+    planner,
+    observer: createObserver(),
+    recorder: store,
+    approvals: services.approvals,
+    inputs: services.inputs,
+    credentials: services.credentials,
+    approveMode: request.approveMode,
+    limits: request.limits,
+    listener: request.listener,
+    firstStep,
+    clerkValues,
+  });
+  relay.loop = loop;
+  for (const event of relay.early) loop.note(event.type, event.detail);
+  const credentials = await services.credentials.get(caseFile.clientId, profile.id);
+  if (credentials) {
+    loop.addSecret(credentials.password);
+    store.registerSecret(credentials.password, runId);
+  }
+
+  try {
+    const result = await loop.run();
+    if (services.loginStates) {
+      await services.loginStates.save(caseFile.clientId, profile.id, JSON.stringify(await context.storageState()));
+    }
+    return { ...result, runId, wallMs: Date.now() - started };
+  } finally {
+    await context.close().catch(() => undefined);
+  }
+}
+
+/** One isolated context per client, with the guard's options and the client's saved login state. */
+async function openClientContext(browser: Browser, profile: PortalProfile, clientId: string, loginStates?: LoginStateStore): Promise<BrowserContext> {
+  const saved = loginStates ? await loginStates.load(clientId, profile.id) : null;
+  return browser.newContext({
+    ...contextOptionsFor(profile),
+    ...(saved ? { storageState: JSON.parse(saved) as Exclude<Parameters<Browser['newContext']>[0], undefined>['storageState'] } : {}),
+  });
+}
+
+function newRunRecord(runId: string, request: RunRequest, plannerId: string): Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'> {
+  const c = request.caseFile;
+  return {
+    id: runId,
+    caseId: c.caseId,
+    clientId: c.clientId,
+    portal: c.portal,
+    task: c.task,
+    planner: plannerId,
+    approveMode: request.approveMode,
+    status: 'running',
+    reason: 'Starting',
+    caseJson: JSON.stringify({ caseFile: c, profile: request.profile, planner: request.planner, layout: request.layout }),
+    layout: request.layout,
+    startedAt: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCaseFile } from '../../src/agent/case/case-files';
+import { compareSubmission } from '../../src/lab';
+import { openStore } from '../../src/store';
+import { REPO, runCli } from '../support/cli';
+
+const SHOPS_CASE = join(REPO, 'resources/cases/shops-renewal-anand-bakery.json');
+
+describe('portal-desk run (the CLI, as a real process)', () => {
+  it('--approve all ends done with an application number; the lab holds one submission equal to the case', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'pd-run-')), 'runs.sqlite');
+    const r = await runCli(['run', '--case', SHOPS_CASE, '--model', 'rules', '--approve', 'all', '--json', '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.status).toBe('done');
+    expect(summary.applicationNumber).toMatch(/^SHP-\d{4}-\d{6}$/);
+    // The lab lives inside the CLI process; the summary carries what it recorded as submitted.
+    expect(summary.submittedFields).toBeDefined();
+    expect(compareSubmission(loadCaseFile(SHOPS_CASE).fields, summary.submittedFields)).toEqual([]);
+    expect(r.stderr).toMatch(/APPROVED AUTOMATICALLY \(--approve all/);
+    expect(r.stderr).toMatch(/rule-based form filler \(not AI\)/);
+    expect(r.stderr).toMatch(/#\d+ .*\n.*click button "Submit/);
+
+    const store = openStore(db);
+    const run = await store.getRun(summary.runId);
+    expect(run?.status).toBe('done');
+    expect(run?.applicationNumber).toBe(summary.applicationNumber);
+    const steps = await store.listSteps(summary.runId);
+    expect(steps.length).toBe(summary.steps);
+    const submits = steps.flatMap((s) => s.actions).filter((a) => a.approval);
+    expect(submits.length).toBeGreaterThanOrEqual(1);
+    expect(submits.every((a) => a.approval?.decision === 'approve' && a.approval.by === 'auto:all')).toBe(true);
+    expect((await store.verifyRun(summary.runId)).ok).toBe(true);
+    store.close();
+  });
+
+  it('--approve none is not done, shows the Submit click denied, and submits nothing', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'pd-run-')), 'runs.sqlite');
+    const r = await runCli(['run', '--case', SHOPS_CASE, '--approve', 'none', '--json', '--db', db]);
+    expect(r.code).toBe(1);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.status).toBe('failed');
+    expect(summary.applicationNumber).toBeUndefined();
+    expect(summary.submittedFields).toBeUndefined();
+    expect(r.stderr).toMatch(/DENIED AUTOMATICALLY/);
+    expect(r.stderr).toMatch(/click button "Submit[^"]*" → needs_approval \[denied by auto:none\] → denied/);
+    const store = openStore(db);
+    const steps = await store.listSteps(summary.runId);
+    const denied = steps.flatMap((s) => s.actions).filter((a) => a.outcome.status === 'denied');
+    expect(denied).toHaveLength(1);
+    expect(denied[0]!.element).toMatch(/Submit/);
+    store.close();
+  });
+
+  it('a malformed case file exits non-zero with one line naming the field, and nothing runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pd-bad-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ caseId: 'X-1', clientId: 'c1', portal: 'shops', task: 't', fields: { trade_licence_no: 1234 } }));
+    const db = join(dir, 'runs.sqlite');
+    const r = await runCli(['run', '--case', bad, '--approve', 'all', '--db', db]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/fields\.trade_licence_no/);
+    expect(r.stdout).toBe('');
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(db)).toBe(false);
+  });
+});

@@ -1,0 +1,87 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../src/agent/browser/chromium';
+import { loadCaseFile } from '../../src/agent/case/case-files';
+import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
+import { bindLabProfile, startLab, type Lab, type LabVariantInput } from '../../src/lab';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../src/shared/clerk';
+import type { CaseFile } from '../../src/shared/case-file';
+import { LabCredentials } from '../../src/service/lab-portals';
+import { executeRun, type FinishedRun, type RunRequest } from '../../src/service/run-service';
+import { openStore, type Store } from '../../src/store';
+import { REPO } from './cli';
+
+export const CASES_DIR = join(REPO, 'resources/cases');
+export const sampleCases = (): string[] => readdirSync(CASES_DIR).filter((f) => f.endsWith('.json')).sort();
+
+/** A clerk stand-in that approves every gated action and records what it was asked. */
+export class RecordingApprovals implements ApprovalGate {
+  readonly asked: ApprovalRequest[] = [];
+  constructor(private readonly decision: 'approve' | 'deny' = 'approve') {}
+  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
+    this.asked.push(req);
+    return { decision: this.decision, by: 'test-clerk' };
+  }
+}
+
+export class ScriptedInputs implements InputSource {
+  readonly asked: InputRequest[] = [];
+  constructor(private readonly answer: (req: InputRequest) => string | null) {}
+  async ask(req: InputRequest): Promise<string | null> {
+    this.asked.push(req);
+    return this.answer(req);
+  }
+}
+
+/** One lab, one browser and fresh stores for a test file. */
+export class EngineBench {
+  lab!: Lab;
+  browser!: Browser;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'pd-engine-'));
+  private stores: Store[] = [];
+
+  async start(): Promise<this> {
+    this.lab = await startLab();
+    this.browser = await launchChromium({ hostResolverRules: this.lab.hostResolverRules });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.stores) s.close();
+    await this.browser?.close();
+    await this.lab?.stop();
+  }
+
+  store(name = `s${this.stores.length}`): Store {
+    const store = openStore(join(this.dir, `${name}.sqlite`));
+    this.stores.push(store);
+    return store;
+  }
+
+  caseFile(file: string): CaseFile {
+    return loadCaseFile(join(CASES_DIR, file));
+  }
+
+  async run(
+    caseFile: CaseFile,
+    options: { variant?: LabVariantInput; approvals?: ApprovalGate; inputs?: InputSource; store?: Store; request?: Partial<RunRequest> } = {},
+  ): Promise<FinishedRun & { store: Store; gate: ApprovalGate }> {
+    const profile = bindLabProfile(loadPortalProfile(caseFile.portal), this.lab.port);
+    this.lab.configure(caseFile.clientId, options.variant ?? {});
+    const store = options.store ?? this.store();
+    const approvals = options.approvals ?? new RecordingApprovals();
+    const finished = await executeRun(
+      {
+        store,
+        browser: this.browser,
+        approvals,
+        inputs: options.inputs ?? new ScriptedInputs(() => null),
+        credentials: new LabCredentials(),
+      },
+      { caseFile, profile, planner: 'rules', approveMode: 'ask', ...options.request },
+    );
+    return { ...finished, store, gate: approvals };
+  }
+}
