@@ -42,4 +42,12 @@ describe('compareSubmission', () => {
     // The copy wins over whatever the case lists for the copied fields.
     expect(compareSubmission({ ...caseFields, correspondence_city: 'Mumbai' }, { ...caseFields, correspondence_city: 'Pune', correspondence_pincode: '411030' })).toEqual([]);
   });
+
+  it('copies only fields whose source exists (billing_unit is no copy of a supply_unit)', () => {
+    const caseFields = { billing_same_as_supply: true, billing_unit: '4521', supply_city: 'Jaipur' };
+    expect(compareSubmission(caseFields, { ...caseFields, billing_city: 'Jaipur' })).toEqual([]);
+    expect(compareSubmission(caseFields, { ...caseFields, billing_unit: '', billing_city: 'Jaipur' })).toEqual([
+      { field: 'billing_unit', expected: '4521', actual: '' },
+    ]);
+  });
 });

@@ -79,6 +79,7 @@ describe('happy path', () => {
         expect(submissions).toHaveLength(1);
         expect(submissions[0]!.applicationNumber).toBe(applicationNumber);
         expect(submissions[0]!.task).toBe(caseFile.task);
+        expect(submissions[0]!.fields).toMatchObject(caseFile.fields);
         expect(compareSubmission(caseFile.fields, submissions[0]!.fields)).toEqual([]);
 
         await page.goto(profile.applicationsUrl!.replace(/\/\/([^/]+)\//, `//$1:${lab.port}/`));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bindLabProfile, PORTAL_IDS, PORTALS, type PortalId } from '../../src/lab/index';
-import { applySameAs, sameAsRule } from '../../src/lab/forms/same-as';
+import { applySameAs, copiedPairs, sameAsRule } from '../../src/lab/forms/same-as';
 import { labelOf, recordedFields } from '../../src/lab/forms/spec';
 import { validateApplication } from '../../src/lab/forms/validate';
 import { PortalProfile } from '../../src/shared/portal-profile';
@@ -19,6 +19,23 @@ describe('portal profiles', () => {
       expect(profile.finalReviewPatterns).toContain('check your answers');
       expect(new RegExp(profile.confirmation.applicationNumberPattern).test(`${PORTALS[id].numberPrefix}-2026-000123`)).toBe(true);
       expect(PortalProfile.parse(bindLabProfile(profile, 41234)).startUrl).toBe(`http://${id}.portal.example:41234/`);
+    });
+  }
+});
+
+describe('"same as" checkboxes', () => {
+  const address = (prefix: string, parts: string[]) => parts.map((p) => `${prefix}_${p}`).sort();
+  const expected: Record<PortalId, [string, string[]]> = {
+    shops: ['correspondence_same_as_business', address('correspondence', ['address_line_1', 'address_line_2', 'city', 'state', 'pincode'])],
+    power: ['billing_same_as_supply', address('billing', ['address_line_1', 'address_line_2', 'city', 'pincode'])],
+    tax: ['communication_same_as_establishment', address('communication', ['address_line_1', 'address_line_2', 'city', 'pincode'])],
+  };
+  for (const id of PORTAL_IDS) {
+    it(`${id}: the checkbox copies exactly the address fields`, () => {
+      const [key, targets] = expected[id];
+      const keys = PORTALS[id].fields.map((f) => f.key);
+      expect(keys.filter((k) => sameAsRule(k))).toEqual([key]);
+      expect(copiedPairs(sameAsRule(key)!, keys).map((p) => p.target).sort()).toEqual(targets);
     });
   }
 });

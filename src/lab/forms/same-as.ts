@@ -21,12 +21,17 @@ export function sameAsRule(key: string): SameAsRule | null {
   return { key, targetPrefix: `${m[1]}_`, sourcePrefix: `${m[2]}_` };
 }
 
-/** The fields a ticked rule fills, with the field each is copied from. */
+/**
+ * The fields a ticked rule fills, with the field each is copied from. Only pairs whose source
+ * exists count: `billing_unit` is not a copy of a (non-existent) `supply_unit`.
+ */
 export function copiedPairs(rule: SameAsRule, keys: Iterable<string>): Array<{ target: string; source: string }> {
+  const all = new Set(keys);
   const pairs: Array<{ target: string; source: string }> = [];
-  for (const key of keys) {
+  for (const key of all) {
     if (key === rule.key || !key.startsWith(rule.targetPrefix)) continue;
-    pairs.push({ target: key, source: rule.sourcePrefix + key.slice(rule.targetPrefix.length) });
+    const source = rule.sourcePrefix + key.slice(rule.targetPrefix.length);
+    if (all.has(source)) pairs.push({ target: key, source });
   }
   return pairs;
 }
@@ -45,9 +50,10 @@ export function applySameAs(fields: FieldValues, keys: Iterable<string> = Object
 
 /** The "same as" checkbox that makes this field optional when ticked, if any. */
 export function sameAsControlling(key: string, keys: Iterable<string>): string | null {
-  for (const candidate of keys) {
+  const all = [...keys];
+  for (const candidate of all) {
     const rule = sameAsRule(candidate);
-    if (rule && key !== candidate && key.startsWith(rule.targetPrefix)) return candidate;
+    if (rule && copiedPairs(rule, all).some((p) => p.target === key)) return candidate;
   }
   return null;
 }
