@@ -176,6 +176,17 @@ describe('captcha', () => {
     expect((await httpSignIn(client, 'robot')).location).toBe('/');
   });
 
+  it('shows the frame to a browser once its client is known, whatever was configured last', async () => {
+    lab.configure('robot3', { captcha: 'signin' });
+    lab.configure('someone-else', {});
+    const client = portalClient(lab, 'shops');
+    expect((await client.get('/sign-in')).body).not.toContain('title="reCAPTCHA"');
+    await httpSignIn(client, 'robot3');
+    const page = await client.get('/sign-in');
+    expect(page.body).toContain('Confirm that you are not a robot');
+    expect(page.body).toContain('title="reCAPTCHA"');
+  });
+
   it('puts "Verify you are human" in front of the form', async () => {
     lab.configure('robot2', { captcha: 'form' });
     const client = portalClient(lab, 'tax');

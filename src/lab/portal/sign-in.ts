@@ -49,6 +49,8 @@ export function postSignIn(ctx: PortalContext): void {
     }
   }
   if (errors.length || !clientId) {
+    // Right credentials, blocked by the CAPTCHA: from now on this browser shows that client's variant.
+    if (clientId) ctx.session.clientId = clientId;
     ctx.session.flash = { errors, values: { username } };
     return redirect(ctx.res, '/sign-in');
   }
