@@ -98,7 +98,6 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   const credentials = await services.credentials.get(caseFile.clientId, profile.id);
   if (credentials) {
     loop.addSecret(credentials.password);
-    store.registerSecret(credentials.password, runId);
   }
 
   try {

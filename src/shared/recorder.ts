@@ -13,4 +13,6 @@ export interface RunRecorder {
   listSteps(runId: string): Promise<StepRecord[]>;
   getProgress(clientId: string, portal: string, task: string): Promise<ProgressRecord | null>;
   saveProgress(progress: ProgressRecord): Promise<void>;
+  /** A value that must never be written (a password, a one-time code): the recorder refuses records holding it. */
+  registerSecret(secret: string, runId: string): void;
 }

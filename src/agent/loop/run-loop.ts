@@ -102,6 +102,7 @@ export class RunLoop {
   /** Registers a secret that must never be written down (a vault password). */
   addSecret(secret: string): void {
     this.secrets.add(secret);
+    this.o.recorder.registerSecret(secret, this.o.runId);
   }
 
   async run(): Promise<RunResult> {
@@ -181,7 +182,7 @@ export class RunLoop {
     if (codeField) {
       const code = await this.askClerk('otp', 'The portal sent a one-time code to the client’s phone. Type the code.', null);
       if (code === null) throw new RunEnd({ status: 'failed', reason: 'The clerk did not type the one-time code' });
-      this.secrets.add(code);
+      this.addSecret(code);
       const typed = await enterOneTimeCode(read, codeField, code);
       this.note('otp', typed.ok ? `One-time code ${maskCode(code)} typed by code` : typed.message);
       await record({ reasoning: 'One-time code page: the clerk typed the code; code entered it.', model: null, actions: [] });
@@ -341,7 +342,7 @@ export class RunLoop {
       this.notes.push(`The clerk confirmed: ${action.question}`);
     } else if (action.field) {
       this.clerkValues[action.field] = answer;
-      if (action.kind === 'security_answer') this.secrets.add(answer);
+      if (action.kind === 'security_answer') this.addSecret(answer);
       else await this.saveClerkAnswer(action.field, answer);
       this.notes.push(`The clerk supplied case field "${action.field}"; fill it by that name.`);
     }
@@ -360,7 +361,7 @@ export class RunLoop {
   private async askClerk(kind: InputKind, question: string, field: string | null): Promise<string | null> {
     await this.setStatus('awaiting_input', `Waiting for you: ${kind === 'otp' ? 'type the one-time code' : question}`);
     const answer = await this.o.inputs.ask({ runId: this.o.runId, step: this.step, kind, question, field });
-    if (answer !== null && SECRET_INPUT_KINDS.includes(kind)) this.secrets.add(answer);
+    if (answer !== null && SECRET_INPUT_KINDS.includes(kind)) this.addSecret(answer);
     await this.setStatus('running');
     return answer;
   }
@@ -377,7 +378,7 @@ export class RunLoop {
         reason: `No stored login for client ${this.o.caseFile.clientId} on portal ${this.o.profile.id}; add one with "portal-desk vault set"`,
       });
     }
-    this.secrets.add(credentials.password);
+    this.addSecret(credentials.password);
     const result = await signIn(read, this.o.profile, credentials);
     this.note('sign_in', result.message);
     if (!result.ok) throw new RunEnd({ status: 'failed', reason: result.message });
@@ -419,13 +420,14 @@ export class RunLoop {
     model: ModelCall | null;
     actions: StepAction[];
   }): Promise<void> {
+    const observation = this.secrets.redact(parts.observation);
     const step: StepRecord = this.secrets.redact({
       runId: this.o.runId,
       index: this.step,
       startedAt: parts.startedAt,
       endedAt: this.now().toISOString(),
-      observation: parts.observation,
-      observationHash: digest(parts.observation),
+      observation,
+      observationHash: digest(observation),
       screenshotHash: parts.screenshot ? sha256Hex(parts.screenshot) : null,
       reasoning: parts.reasoning,
       model: parts.model,

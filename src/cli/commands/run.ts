@@ -87,6 +87,8 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const dbPath = values.db ?? defaultDbPath();
   const store = openStore(dbPath);
+  // Runs left running by a process that died become `interrupted`, ready for `resume`.
+  await store.markInterrupted();
   const { vault, loginStates } = await openVault();
   const browser = await launchChromium({ headless: !values.headed, hostResolverRules: lab?.hostResolverRules });
   try {

@@ -13,4 +13,4 @@ export { ActOnPageInput, actOnPageJsonSchema, actOnPageTool, parseActOnPage } fr
 export { ACT_ON_PAGE, openingTurn, SYSTEM_PROMPT } from './prompt';
 export { neutraliseDelimiters, pageBlock, pageSummary, renderControl, renderObservation, UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './page-block';
 export { type ScreenshotReason, screenshotReason } from './screenshot-policy';
-export { canonicalJson, digest } from './digest';
+export { digest } from './digest';
