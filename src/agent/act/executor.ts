@@ -1,0 +1,256 @@
+import type { Locator, Page } from 'playwright-core';
+import type { Action } from '../../shared/action';
+import type { FieldValue } from '../../shared/case-file';
+import type { Control } from '../../shared/observation';
+import type { Outcome } from '../../shared/outcome';
+import { LivePageRead } from '../observe/observer';
+import type { PageRead } from '../observe/page-read';
+import { PageActivity, settle, type SettleOptions } from './settle';
+
+/**
+ * The executor: runs ONE already-guarded action against the page and says what happened.
+ *
+ * - A ref is resolved through the read it came from. A ref of another read, of a superseded
+ *   read, or whose element is gone answers `unknown_ref` at once, and nothing is touched.
+ * - Every playwright call carries a short timeout (5 s by default), never the 30 s default.
+ * - After an action that did something, the page is given time to settle (see `settle.ts`).
+ * - Values come from the caller (the case file or the clerk), never from the model.
+ */
+
+export interface ExecuteOptions {
+  /** Timeout of each playwright call (default 5000 ms). */
+  timeoutMs?: number;
+  /** Timeout of a `goto` and of a navigation an action starts (default 15000 ms). */
+  navigationTimeoutMs?: number;
+  /** Settle options, or false to return right after the action. */
+  settle?: SettleOptions | false;
+}
+
+export interface BatchItem {
+  action: Action;
+  /** The resolved value for fill / select. */
+  value?: FieldValue | null;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const DEFAULT_NAVIGATION_TIMEOUT_MS = 15_000;
+/** Quiet windows per action: typing rarely starts async work, clicks often do. */
+const QUIET_MS: Record<string, number> = { fill: 50, check: 75, select: 75, click: 100, press: 100, goto: 100 };
+
+/** Raised inside the executor to end an action with a given outcome. */
+class Stop extends Error {
+  constructor(
+    readonly status: Outcome['status'],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function executeAction(page: Page, read: PageRead, action: Action, value?: FieldValue | null, options: ExecuteOptions = {}): Promise<Outcome> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const navigationTimeout = options.navigationTimeoutMs ?? DEFAULT_NAVIGATION_TIMEOUT_MS;
+
+  if (action.type === 'ask' || action.type === 'done' || action.type === 'fail') {
+    return { status: 'error', message: `"${action.type}" is not a page action; the run loop handles it`, ms: ms() };
+  }
+
+  let locator: Locator | null = null;
+  let control: Control | undefined;
+  if ('ref' in action) {
+    control = read.control(action.ref);
+    if (!control) {
+      return { status: 'unknown_ref', message: `${action.ref} is not a ref of the latest page read (${read.observation.readId}); observe again`, ms: ms() };
+    }
+    locator = await read.resolve(action.ref);
+    if (!locator) {
+      return { status: 'unknown_ref', message: `${control.label} (${action.ref}) is gone or the page changed since it was read; observe again`, ms: ms() };
+    }
+  }
+
+  const activity = new PageActivity(page);
+  try {
+    let message: string | undefined;
+    switch (action.type) {
+      case 'click':
+        await ensureEnabled(locator!, control!, timeout);
+        await locator!.click({ timeout });
+        break;
+      case 'fill':
+        message = await fill(locator!, control!, value, timeout);
+        break;
+      case 'select':
+        message = await select(page, read, locator!, control!, value, timeout);
+        break;
+      case 'check':
+        await check(locator!, control!, action.checked, timeout);
+        break;
+      case 'press':
+        await page.keyboard.press(action.key === 'Space' ? ' ' : action.key);
+        break;
+      case 'goto': {
+        const response = await page.goto(action.url, { waitUntil: 'domcontentloaded', timeout: navigationTimeout });
+        if (response && response.status() >= 400) message = `HTTP ${response.status()} from ${new URL(response.url()).host}`;
+        break;
+      }
+    }
+    let settleMs = 0;
+    if (options.settle !== false) {
+      settleMs = await settle(page, activity, { quietMs: QUIET_MS[action.type], loadTimeoutMs: navigationTimeout, ...(options.settle ?? {}) });
+    }
+    const note = [message, settleMs ? `settled in ${settleMs} ms` : undefined].filter(Boolean).join('; ');
+    return note ? { status: 'done', message: note, ms: ms() } : { status: 'done', ms: ms() };
+  } catch (err) {
+    if (err instanceof Stop) return { status: err.status, message: err.message, ms: ms() };
+    // An element that vanished mid-action shows up as a timeout: say what really happened.
+    if (locator && 'ref' in action && !(await read.resolve(action.ref))) {
+      return { status: 'unknown_ref', message: `${control!.label} (${action.ref}) went away during the ${action.type}; observe again`, ms: ms() };
+    }
+    return { status: 'error', message: `${action.type}${control ? ` ${control.label}` : ''} failed: ${explain(err, timeout)}`, ms: ms() };
+  } finally {
+    activity.dispose();
+  }
+}
+
+/** Runs guarded actions in order; stops at the first that is not `done` and marks the rest `skipped`. */
+export async function runBatch(page: Page, read: PageRead, items: readonly BatchItem[], options: ExecuteOptions = {}): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  let stopped: Outcome | undefined;
+  for (const item of items) {
+    if (stopped) {
+      outcomes.push({ status: 'skipped', message: `not run: an earlier action ended ${stopped.status}`, ms: 0 });
+      continue;
+    }
+    const outcome = await executeAction(page, read, item.action, item.value, options);
+    outcomes.push(outcome);
+    if (outcome.status !== 'done') stopped = outcome;
+  }
+  return outcomes;
+}
+
+async function ensureEnabled(locator: Locator, control: Control, timeout: number): Promise<void> {
+  if (await locator.isDisabled({ timeout: Math.min(timeout, 1_000) })) throw new Stop('error', `${control.label} is disabled`);
+}
+
+async function fill(locator: Locator, control: Control, value: FieldValue | null | undefined, timeout: number): Promise<string | undefined> {
+  if (typeof value !== 'string') throw new Stop('error', `fill needs a text value for ${control.label}; got ${value === undefined || value === null ? 'none' : typeof value}`);
+  if (control.role === 'combobox' && control.options) throw new Stop('error', `${control.label} is a drop-down list: use select, not fill`);
+  if (!(await locator.isEditable({ timeout: Math.min(timeout, 1_000) }))) throw new Stop('error', `${control.label} is disabled or read-only`);
+  await locator.fill(value, { timeout });
+  return undefined;
+}
+
+async function check(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<void> {
+  await ensureEnabled(locator, control, timeout);
+  if (control.role === 'radio' && !checked) throw new Stop('error', `${control.label} is a radio button: it cannot be unticked; choose another option of its group`);
+  await locator.setChecked(checked, { timeout });
+}
+
+/** Normalised for comparing option labels: case, width and spacing do not matter. */
+export function normaliseOption(text: string): string {
+  return text.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+function exactName(value: string): RegExp {
+  const escaped = value.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+  return new RegExp(`^\\s*${escaped}\\s*$`, 'i');
+}
+
+async function select(page: Page, read: PageRead, locator: Locator, control: Control, value: FieldValue | null | undefined, timeout: number): Promise<string | undefined> {
+  if (typeof value !== 'string') throw new Stop('error', `select needs an option label for ${control.label}; got ${value === undefined || value === null ? 'none' : typeof value}`);
+  const wanted = normaliseOption(value);
+
+  if (control.role === 'radio' || control.role === 'radiogroup') return selectRadio(read, control, value, timeout);
+
+  await ensureEnabled(locator, control, timeout);
+  const kind = await locator.evaluate(
+    // No named inner functions here: tsx would wrap them in a helper the page does not have.
+    (el, want) => {
+      if (el instanceof HTMLSelectElement) {
+        const options = Array.from(el.options);
+        const labels = options.map((o) => (o.label || o.text).normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase());
+        let index = labels.indexOf(want);
+        if (index < 0) index = options.map((o) => o.value.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase()).indexOf(want);
+        return { tag: 'select', index, disabled: index >= 0 && options[index]!.disabled, labels: options.map((o) => (o.label || o.text).trim()).slice(0, 40) };
+      }
+      return { tag: el.localName, index: -1, disabled: false, labels: [] as string[] };
+    },
+    wanted,
+    { timeout },
+  );
+  if (kind.tag === 'select') {
+    if (kind.index < 0) throw new Stop('error', `${control.label} has no option "${value}"; options: ${kind.labels.join(', ')}`);
+    if (kind.disabled) throw new Stop('error', `option "${value}" of ${control.label} is disabled`);
+    await locator.selectOption({ index: kind.index }, { timeout });
+    return undefined;
+  }
+
+  // Custom widgets: a text input with suggestions, or an ARIA combobox / listbox.
+  const name = exactName(value);
+  if (kind.tag === 'input' || kind.tag === 'textarea') {
+    await locator.fill(value, { timeout });
+    const option = page.getByRole('option', { name }).filter({ visible: true }).first();
+    const appeared = await option.waitFor({ state: 'visible', timeout: 1_500 }).then(
+      () => true,
+      () => false,
+    );
+    if (appeared) {
+      await option.click({ timeout });
+      return undefined;
+    }
+    throw new Stop('error', `typed "${value}" into ${control.label} but no option "${value}" appeared`);
+  }
+  const scope = control.role === 'listbox' ? locator : page;
+  if (control.role !== 'listbox') await locator.click({ timeout });
+  const option = scope.getByRole('option', { name }).filter({ visible: true }).first();
+  const found = await option.waitFor({ state: 'visible', timeout: 1_500 }).then(
+    () => true,
+    () => false,
+  );
+  if (!found) throw new Stop('error', `${control.label} shows no option "${value}"${control.options?.length ? `; options: ${control.options.join(', ')}` : ''}`);
+  await option.click({ timeout });
+  return undefined;
+}
+
+/** For a radio or radio group: tick the radio of the same group whose label is the value. */
+async function selectRadio(read: PageRead, control: Control, value: string, timeout: number): Promise<string | undefined> {
+  const wanted = normaliseOption(value);
+  const entry = read instanceof LivePageRead ? read.entry(control.ref) : undefined;
+  const groupName = control.role === 'radiogroup' ? control.name : control.group;
+  const sameGroup = (c: Control): boolean => {
+    if (c.role !== 'radio' || c.frameUrl !== control.frameUrl) return false;
+    if (entry?.radioName && read instanceof LivePageRead) return read.entry(c.ref)?.radioName === entry.radioName;
+    return !!groupName && c.group === groupName;
+  };
+  const members = read.observation.controls.filter(sameGroup);
+  const target = members.find((c) => normaliseOption(c.name) === wanted);
+  if (!target) {
+    const options = members.map((c) => c.name).join(', ');
+    throw new Stop('error', `${control.label} has no option "${value}"${options ? `; options: ${options}` : ''}`);
+  }
+  const radio = await read.resolve(target.ref);
+  if (!radio) throw new Stop('unknown_ref', `${target.label} is gone or the page changed since it was read; observe again`);
+  await ensureEnabled(radio, target, timeout);
+  await radio.check({ timeout });
+  return target === control ? undefined : `ticked ${target.label}`;
+}
+
+/** A one-line reason from a playwright error: what blocked the action, not the whole call log. */
+function explain(err: unknown, timeout: number): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const lines = text.split('\n').map((l) => l.trim());
+  const log = lines.filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
+  const first = (lines[0] ?? '').replace(/^[\w.]+:\s*/, '');
+  const blocker = [...log].reverse().find((l) => /intercepts pointer events/.test(l));
+  if (blocker) return `another element is in the way (${blocker.slice(0, 200)})`;
+  if (/not enabled|disabled/i.test(text) && /timeout/i.test(first)) return 'the element is disabled';
+  if (/not visible/i.test(text) && /timeout/i.test(first)) return 'the element is not visible';
+  if (/not editable|readonly/i.test(text) && /timeout/i.test(first)) return 'the element is read-only';
+  if (/timeout \d+ms exceeded/i.test(first)) {
+    const last = log[log.length - 1];
+    return `timed out after ${timeout} ms${last ? ` (${last.slice(0, 200)})` : ''}`;
+  }
+  return first.slice(0, 300) || 'unknown error';
+}
