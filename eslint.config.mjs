@@ -34,6 +34,7 @@ export default tseslint.config(
   { files: ['src/store/**'], rules: restrict([ELECTRON, REACT, PLAYWRIGHT, AGENT, LAB, MAIN, RENDERER, SERVICE]) },
   { files: ['src/lab/**'], rules: restrict([ELECTRON, REACT, SQLITE, AGENT, STORE, MAIN, RENDERER, SERVICE]) },
   { files: ['src/vault/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, SERVICE]) },
+  { files: ['src/eval/**', 'src/audit/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
   { files: ['src/service/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
   { files: ['src/console/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
   { files: ['src/renderer/**'], rules: restrict([ELECTRON, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, { group: ['node:*'], message: 'The renderer runs in a sandbox without Node.' }]) },

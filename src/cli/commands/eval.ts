@@ -1,0 +1,40 @@
+import { cpus } from 'node:os';
+import { SUITES } from '../../eval/suites';
+import { parseCommandArgs, positiveInt } from '../args';
+import { EXIT, UsageError } from '../cli-error';
+
+const HELP = `portal-desk eval --suite NAME [--model NAME] [--full] [--concurrency N] [--json]
+
+Runs an evaluation suite against the portal lab and prints a verdict per case and a summary.
+Suites: ${Object.keys(SUITES).join(', ') || '(none registered)'}
+Exit code 0 when the suite's bar is met, 1 otherwise.`;
+
+export async function evalCommand(args: string[]): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    suite: { type: 'string' },
+    model: { type: 'string' },
+    full: { type: 'boolean' },
+    concurrency: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return EXIT.ok;
+  }
+  const load = values.suite ? SUITES[values.suite] : undefined;
+  if (!load) throw new UsageError(`--suite must be one of ${Object.keys(SUITES).join(', ') || '(none registered)'}${values.suite ? ` (got "${values.suite}")` : ''}`);
+  const suite = await load();
+  const model = values.model ?? suite.models[0]!;
+  if (!suite.models.includes(model)) throw new UsageError(`suite ${suite.name} runs with --model ${suite.models.join(' or ')} (got "${model}")`);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const report = await suite.run({
+    model,
+    full: values.full ?? false,
+    concurrency: positiveInt('concurrency', values.concurrency, Math.max(1, Math.min(2, cpus().length)), 16),
+    log,
+  });
+  for (const r of report.results) log(`${r.pass ? 'PASS' : 'FAIL'} ${r.id}: ${r.detail}`);
+  log(`${report.suite}: ${Object.entries(report.summary).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  if (values.json) console.log(JSON.stringify(report, null, 2));
+  return report.ok ? EXIT.ok : EXIT.notDone;
+}
