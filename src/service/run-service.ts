@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
 import { contextOptionsFor, installWatchdogs, type GuardEvent } from '../agent/guard/browser';
 import { newRunId } from '../agent/loop/run-id';
@@ -37,6 +37,10 @@ export interface RunRequest {
   listener?: RunListener;
   /** Given: continue this run (resume); otherwise a new run id is minted. */
   runId?: string;
+  /** Called with the run id as soon as the run exists in the store (before the first step). */
+  onStart?: (runId: string) => void;
+  /** Called with the portal page once it exists (the console streams it as a screencast). */
+  onPage?: (page: Page) => void | Promise<void>;
 }
 
 export interface FinishedRun extends RunResult {
@@ -76,6 +80,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     else relay.early.push(event);
   });
   const page = await watchdogs.openPage();
+  request.onStart?.(runId);
+  await request.onPage?.(page);
   const loop = new RunLoop({
     runId,
     page,

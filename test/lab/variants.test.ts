@@ -52,7 +52,7 @@ describe('validation', () => {
 
   it('does the same on the redesigned layout, in its own words', async () => {
     lab.configure('blank-redesigned', { layout: 'redesigned' });
-    await startForm('shops', 'blank-redesigned', 'Renew a registration');
+    await startForm('shops', 'blank-redesigned', 'Start renewal');
     await page.getByRole('textbox', { name: 'Employer or owner full name' }).fill('Asha Rao');
     await continueSection(page, 'redesigned');
     await expect(page.getByRole('alert').innerText()).resolves.toContain('Enter name of establishment');
@@ -82,7 +82,7 @@ describe('drafts', () => {
 
   it('"Reset form" wipes the answers and the draft, and is counted', async () => {
     lab.configure('resetter', { layout: 'redesigned' });
-    await startForm('tax', 'resetter', 'File a return');
+    await startForm('tax', 'resetter', 'Start a return');
     await page.getByRole('combobox', { name: 'Month' }).selectOption({ label: 'October 2026' });
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect(page.getByRole('status').innerText()).resolves.toContain('Draft saved');
@@ -97,7 +97,7 @@ describe('drafts', () => {
 
   it('has the redesigned layout’s flaws: an unlabelled field, a div for Next, an icon-only button', async () => {
     lab.configure('flaws', { layout: 'redesigned' });
-    await startForm('shops', 'flaws', 'Renew a registration');
+    await startForm('shops', 'flaws', 'Start renewal');
     await expect(page.locator('input[name="number_of_employees"]').ariaSnapshot()).resolves.toBe('- textbox');
     expect(await page.locator('div[role="button"]', { hasText: 'Next' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Previous section' }).innerText()).toBe('');

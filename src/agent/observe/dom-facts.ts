@@ -372,62 +372,79 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
     controls.push(rec);
   };
 
-  const HANDLER_ATTRS = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup', 'ng-click', 'data-ng-click', 'v-on:click', '@click', 'jsaction'];
+  // Clickable non-controls the DOM can tell: inline handlers and tab stops. (Elements styled with
+  // cursor:pointer come from the snapshot's own cursor flag, see observer.ts.)
+  const HANDLER_SELECTOR = '[onclick],[onmousedown],[onmouseup],[onpointerdown],[onpointerup],[ng-click],[data-ng-click],[jsaction]';
   const NOT_CLICKABLE_TAGS = new Set(['html', 'body', 'label', 'option', 'optgroup', 'script', 'style', 'form', 'fieldset', 'legend', 'table', 'tbody', 'thead', 'tr']);
-  // One query for handler attributes instead of ten attribute probes per element ('@click' is not a valid selector).
-  const withHandlerAttr = new Set<Element>(Array.from(doc.querySelectorAll(HANDLER_ATTRS.filter((a) => !a.includes('@') && !a.includes(':')).map((a) => `[${a}]`).join(','))));
   const maybeClickable = (el: Element, role: string | null): boolean => {
-    if (NOT_CLICKABLE_TAGS.has(el.localName) || (role && CONTROL.has(role))) return false;
-    const handler = withHandlerAttr.has(el) || typeof (el as HTMLElement).onclick === 'function' || (el.attributes.length > 0 && (el.hasAttribute('@click') || el.hasAttribute('v-on:click')));
-    const tabbable = el.hasAttribute('tabindex') && Number(attr(el, 'tabindex')) >= 0 && !nativelyFocusable(el);
-    const s = styleOf(el);
-    const pointerRoot = s.cursor === 'pointer' && (!el.parentElement || styleOf(el.parentElement).cursor !== 'pointer');
-    if (!handler && !tabbable && !pointerRoot) return false;
-    if (s.pointerEvents === 'none' || !boxVisible(el) || hasControlInside(el)) return false;
-    let text = textOf(el, 300);
-    if (!handler && !tabbable && (!text || text.length > 80)) return false;
-    if (!text) text = clean(attr(el, 'aria-label') || attr(el, 'title')) || iconName(el);
+    if (el.attributes.length === 0 || NOT_CLICKABLE_TAGS.has(el.localName) || (role && CONTROL.has(role))) return false;
+    const handler = el.matches(HANDLER_SELECTOR);
+    const tabbable = !handler && el.hasAttribute('tabindex') && Number(attr(el, 'tabindex')) >= 0 && !nativelyFocusable(el);
+    if (!handler && !tabbable) return false;
+    if (styleOf(el).pointerEvents === 'none' || !boxVisible(el) || hasControlInside(el)) return false;
+    const text = textOf(el, 300) || clean(attr(el, 'aria-label') || attr(el, 'title')) || iconName(el);
     if (!text && !handler) return false;
     clickables.push({ text: text.length > 200 ? text.slice(0, 199) + '…' : text, gated: gatedOf(el) });
     return true;
   };
-
-  // The walk, in playwright's aria-snapshot order.
-  // Only aria-owns can bring a node up twice.
-  const visited = doc.querySelector('[aria-owns]') ? new Set<Node>() : null;
-  const visit = (node: Node, insideControl: boolean): void => {
-    if (visited) {
-      if (visited.has(node)) return;
-      visited.add(node);
-    }
-    if (node.nodeType !== 1) return;
-    const el = node as Element;
-    const owned: Element[] = [];
-    if (el.hasAttribute('aria-owns')) {
-      for (const id of (attr(el, 'aria-owns') || '').split(/\s+/)) {
-        const o = id ? doc.getElementById(id) : null;
-        if (o) owned.push(o);
-      }
-    }
-    let inside = insideControl;
+  /** Records a control or a clickable; true when the element is one (its descendants are then not clickables of their own). */
+  const handle = (el: Element, insideControl: boolean): boolean => {
     const isFrame = el.localName === 'iframe' || el.localName === 'frame';
     const role = isFrame ? 'iframe' : roleOf(el);
     if (isFrame || (role && CONTROL.has(role))) {
       if (boxVisible(el) && (isFrame || styleOf(el).pointerEvents !== 'none')) record(el, role!);
-      inside = true;
-    } else if (!insideControl && maybeClickable(el, role)) {
-      inside = true;
+      return true;
     }
-    const assigned = el.localName === 'slot' ? (el as HTMLSlotElement).assignedNodes() : [];
-    if (assigned.length) {
-      for (const n of assigned) visit(n, inside);
-    } else {
-      for (let c = el.firstChild; c; c = c.nextSibling) if (!(c as Element | Text).assignedSlot) visit(c, inside);
-      if (el.shadowRoot) for (let c = el.shadowRoot.firstChild; c; c = c.nextSibling) visit(c, inside);
-    }
-    for (const o of owned) visit(o, inside);
+    return !insideControl && maybeClickable(el, role);
   };
-  if (root) visit(root, false);
+
+  // The order must be playwright's aria-snapshot order. Without open shadow roots and aria-owns
+  // that is plain document order, so one native query over the candidates is enough (fast path);
+  // otherwise the walk mirrors playwright's traversal (slots, shadow roots, aria-owns last).
+  const owns = !!doc.querySelector('[aria-owns]');
+  let shadow = false;
+  if (!owns) {
+    for (const e of Array.from(doc.querySelectorAll('*'))) {
+      if (e.shadowRoot) {
+        shadow = true;
+        break;
+      }
+    }
+  }
+  if (root && !owns && !shadow) {
+    const open: Element[] = [];
+    for (const el of Array.from(root.querySelectorAll('a,area,button,input,select,textarea,iframe,frame,[role],[tabindex],' + HANDLER_SELECTOR))) {
+      while (open.length && !open[open.length - 1]!.contains(el)) open.pop();
+      if (handle(el, open.length > 0)) open.push(el);
+    }
+  } else if (root) {
+    const visited = owns ? new Set<Node>() : null;
+    const visit = (node: Node, insideControl: boolean): void => {
+      if (visited) {
+        if (visited.has(node)) return;
+        visited.add(node);
+      }
+      if (node.nodeType !== 1) return;
+      const el = node as Element;
+      const owned: Element[] = [];
+      if (owns && el.hasAttribute('aria-owns')) {
+        for (const id of (attr(el, 'aria-owns') || '').split(/\s+/)) {
+          const o = id ? doc.getElementById(id) : null;
+          if (o) owned.push(o);
+        }
+      }
+      const inside = handle(el, insideControl) || insideControl;
+      const assigned = el.localName === 'slot' ? (el as HTMLSlotElement).assignedNodes() : [];
+      if (assigned.length) {
+        for (const n of assigned) visit(n, inside);
+      } else {
+        for (let c = el.firstChild; c; c = c.nextSibling) if (!(c as Element | Text).assignedSlot) visit(c, inside);
+        if (el.shadowRoot) for (let c = el.shadowRoot.firstChild; c; c = c.nextSibling) visit(c, inside);
+      }
+      for (const o of owned) visit(o, inside);
+    };
+    visit(root, false);
+  }
 
   // Errors: summaries and alerts, then every field marked invalid.
   const looksLikeError = (e: Element): boolean => /error|invalid|alert|warn/i.test((e.id || '') + ' ' + (attr(e, 'class') || '')) || attr(e, 'role') === 'alert';

@@ -123,11 +123,15 @@ async function buildRead(page: Page, tracker: PageTracker, readId: string, optio
   // Generations first: a navigation from here on invalidates what this read sees.
   const frames = page.frames();
   const generations = new Map(frames.map((f) => [f, tracker.generation(f)] as const));
+  // Snapshot first, DOM walks right behind it: the page runs them one after the other, and Node
+  // indexes the snapshot while the walks are still running.
+  const snapshotRead = page.ariaSnapshotJSON({ mode: 'ai', timeout: READ_TIMEOUT_MS });
   const factsOf = new Map<Frame, Promise<DomFacts | null>>(frames.map((f) => [f, readDomFacts(f, READ_TIMEOUT_MS)]));
-  const snapshot = await page.ariaSnapshotJSON({ mode: 'ai', timeout: READ_TIMEOUT_MS });
+  const snapshot = await snapshotRead;
   if (!isAriaTree(snapshot)) throw new Error('The aria snapshot came back in an unexpected shape; playwright-core may have changed.');
 
   const tree = indexTree(snapshot);
+  const text = readPageText(snapshot);
   const mainFrame = page.mainFrame();
   const frameOf = new Map<string, FrameInfo>();
   frameOf.set('', { frame: mainFrame, facts: await factsOf.get(mainFrame)!, generation: generations.get(mainFrame) ?? 0, gated: false, url: mainFrame.url() });
@@ -176,8 +180,9 @@ async function buildRead(page: Page, tracker: PageTracker, readId: string, optio
       if (dom) indexMap.set(pairs[i]!, candidate);
     });
 
-    const others = items.filter((it) => !CONTROL_ROLES.has(it.node.role) && it.node.role !== 'iframe').map((item) => ({ item, text: nodeText(item.node, memo) }));
     const clickables = info.facts?.clickables ?? [];
+    if (!clickables.length) continue;
+    const others = items.filter((it) => !CONTROL_ROLES.has(it.node.role) && it.node.role !== 'iframe').map((item) => ({ item, text: nodeText(item.node, memo) }));
     alignClickables(clickables, others).forEach((k, i) => {
       if (k < 0) return;
       const { item, text } = others[k]!;
@@ -225,7 +230,6 @@ async function buildRead(page: Page, tracker: PageTracker, readId: string, optio
     refs.set(ref, { ariaRef: c.ariaRef, frame: info.frame, generation: info.generation, control, ...(c.radioName ? { radioName: c.radioName } : {}) });
   }
 
-  const text = readPageText(snapshot);
   const mainFacts = frameOf.get('')!.facts;
   const fitted = fitText(text.lines, textBudget);
   const observation: Observation = {

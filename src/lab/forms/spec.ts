@@ -69,12 +69,6 @@ export interface PortalSpec {
   reference(fields: FieldValues): string;
 }
 
-export function fieldSpec(portal: PortalSpec, key: string): FieldSpec {
-  const field = portal.fields.find((f) => f.key === key);
-  if (!field) throw new Error(`${portal.id}: no field ${key}`);
-  return field;
-}
-
 export function labelOf(field: FieldSpec, layout: LabLayout): string {
   return layout === 'redesigned' ? (field.label2 ?? field.label) : field.label;
 }

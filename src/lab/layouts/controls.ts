@@ -1,7 +1,6 @@
-import { labelOf, type FieldSpec, type FieldValues, type PortalSpec } from '../forms/spec';
+import type { FieldSpec, FieldValues, PortalSpec } from '../forms/spec';
 import type { FieldError } from '../forms/validate';
 import { flag, html, trusted, type Html } from '../html';
-import type { LabLayout } from '../variants';
 
 /** Markup both layouts share: ids, error summary, per-field errors, input attributes. */
 
@@ -43,7 +42,7 @@ export interface InputOptions {
   withHint: boolean;
   /** Print maxlength (the original layout does; the redesigned one forgets). */
   maxLengthAttr: boolean;
-  /** Give the input its id (so a label can point at it). */
+  /** CSS class of the input. */
   className: string;
 }
 
@@ -97,8 +96,4 @@ export function fieldsOf(portal: PortalSpec, keys: readonly string[]): FieldSpec
 
 export function requiredMark(field: FieldSpec): Html {
   return field.required ? trusted('<span class="req" aria-hidden="true"> *</span>') : html``;
-}
-
-export function label(field: FieldSpec, layout: LabLayout): string {
-  return labelOf(field, layout);
 }

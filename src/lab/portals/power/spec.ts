@@ -190,7 +190,7 @@ export const POWER: PortalSpec = {
       dashboardIntro: 'Apply to change the name on an electricity connection after a sale, an inheritance or a transfer within the family.',
     },
     redesigned: {
-      startLink: 'Change the name on a connection',
+      startLink: 'Start name change',
       applicationsLink: 'My requests',
       dashboardIntro: 'Manage your connection online. Name changes are processed within 7 working days.',
     },

@@ -189,7 +189,7 @@ export const SHOPS: PortalSpec = {
       dashboardIntro: 'Renew the registration of a shop or commercial establishment. The renewal is valid from the date it is approved.',
     },
     redesigned: {
-      startLink: 'Renew a registration',
+      startLink: 'Start renewal',
       applicationsLink: 'My applications',
       dashboardIntro: 'Welcome to the new Shops & Establishments service. Renewals now take three short pages.',
     },

@@ -190,7 +190,7 @@ export const TAX: PortalSpec = {
       dashboardIntro: 'File the monthly professional-tax return of an employer. Pay the tax first: the return asks for the challan number.',
     },
     redesigned: {
-      startLink: 'File a return',
+      startLink: 'Start a return',
       applicationsLink: 'Filed returns',
       dashboardIntro: 'e-Services for employers. Returns are due by the last day of the month.',
     },
