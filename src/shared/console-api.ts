@@ -115,3 +115,11 @@ export const ConsoleResponseEnvelope = z.union([
   z.object({ id: z.number().int(), ok: z.literal(false), error: z.string() }),
 ]);
 export const ConsoleEventEnvelope = z.object({ event: ConsoleEvent });
+
+/**
+ * What the Electron preload exposes as `window.portalDesk`: the API, one function per method,
+ * plus the event feed (the IPC counterpart of the WebSocket's event envelopes).
+ */
+export type ConsoleBridge = ConsoleApi & {
+  onEvent(listener: (event: ConsoleEvent) => void): () => void;
+};
