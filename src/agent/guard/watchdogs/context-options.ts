@@ -1,0 +1,30 @@
+import type { BrowserContextOptions } from 'playwright-core';
+import type { PortalProfile } from '../../../shared/portal-profile';
+
+/**
+ * The browser context Portal Desk runs a portal in: nothing saved to disk by the page, no
+ * permissions, no service workers (they would fetch outside the page's request routing and
+ * outlive it), the page's own security policy kept, certificate errors not ignored, and a
+ * fixed window size so runs and screenshots compare. `baseURL` lets code open portal paths
+ * relative to the profile's start page.
+ */
+export function contextOptionsFor(profile: PortalProfile): BrowserContextOptions {
+  return {
+    acceptDownloads: false,
+    permissions: [],
+    serviceWorkers: 'block',
+    bypassCSP: false,
+    ignoreHTTPSErrors: false,
+    javaScriptEnabled: true,
+    offline: false,
+    locale: 'en-IN',
+    viewport: { width: 1280, height: 900 },
+    screen: { width: 1280, height: 900 },
+    deviceScaleFactor: 1,
+    hasTouch: false,
+    isMobile: false,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+    baseURL: profile.startUrl,
+  };
+}

@@ -1,0 +1,89 @@
+import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
+import type { PortalProfile } from '../../../shared/portal-profile';
+import { isAllowedUrl } from '../allowed-hosts';
+import { hostOf, safeSink, type GuardEventSink } from './guard-event';
+
+export interface NetworkLockOptions {
+  /**
+   * The pages Portal Desk works in. A document for any other page (a pop-up) is refused whatever
+   * its address, so a pop-up never loads anything before the pop-up watchdog closes it.
+   */
+  isWorkPage?: (page: Page) => boolean;
+}
+
+/**
+ * The network lock: every request the context makes (documents in the main frame and in every
+ * frame, form posts, pop-ups, and subresources: scripts, images, styles, fetch/XHR, beacons)
+ * goes only to the portal's addresses (`isAllowedUrl`, the same check as the `goto` rule), and
+ * WebSocket connections likewise. Subresources are locked too: an image or a fetch to another
+ * host carries data out as well as a page does. Refused documents are reported as
+ * `navigation_blocked`, everything else as `request_blocked`.
+ *
+ * What this layer cannot see, and who covers it:
+ * - redirect hops: Playwright's routing sees only the first request of a redirect chain and lets
+ *   later hops through unasked; `installRedirectLock` stops those at the response.
+ * - `javascript:` URLs make no request (they run script in the page, whose requests come here);
+ *   `data:` documents and `about:blank` make no network request; Chromium itself refuses
+ *   page-initiated top-level `data:` and `file:` navigations.
+ * - routes registered later, or on a page, run before this one and could let a request through:
+ *   install the lock last, and let nothing else route.
+ */
+export async function installNetworkLock(
+  context: BrowserContext,
+  profile: PortalProfile,
+  report: GuardEventSink,
+  options: NetworkLockOptions = {},
+): Promise<() => Promise<void>> {
+  const emit = safeSink(report);
+
+  const handler = async (route: Route, request: Request): Promise<void> => {
+    const url = request.url();
+    const document = request.resourceType() === 'document' || request.isNavigationRequest();
+    const check = isAllowedUrl(url, profile);
+    let refusal = check.ok ? undefined : check.reason;
+    if (!refusal && document && options.isWorkPage) {
+      // A pop-up's first request comes before Playwright knows its page: no page means a pop-up.
+      const page = pageOf(request);
+      if (!page || !options.isWorkPage(page)) refusal = 'it was to open in a pop-up window, and Portal Desk works in one window only';
+    }
+    if (!refusal) {
+      await route.fallback().catch(() => undefined);
+      return;
+    }
+    await route.abort('blockedbyclient').catch(() => undefined);
+    emit(
+      document
+        ? { type: 'navigation_blocked', url, detail: `Stopped the page going to ${hostOf(url)}: ${refusal}` }
+        : { type: 'request_blocked', url, detail: `Stopped a ${request.resourceType()} request to ${hostOf(url)}: ${refusal}` },
+    );
+  };
+
+  const socketRefused = (url: URL): boolean => !isAllowedUrl(asHttp(url), profile).ok;
+  const socketHandler = (socket: WebSocketRoute): void => {
+    void socket.close({ code: 1008, reason: 'Portal Desk: not one of the portal addresses' }).catch(() => undefined);
+    emit({ type: 'request_blocked', url: socket.url(), detail: `Stopped a WebSocket connection to ${hostOf(socket.url())}: not one of ${profile.name}'s addresses` });
+  };
+
+  await context.route('**/*', handler);
+  await context.routeWebSocket(socketRefused, socketHandler);
+  return async () => {
+    await context.unroute('**/*', handler).catch(() => undefined);
+  };
+}
+
+/** A socket address judged as the page address it upgrades from (ws → http, wss → https). */
+function asHttp(url: URL): string {
+  const copy = new URL(url.href);
+  if (copy.protocol === 'ws:') return `http:${copy.href.slice('ws:'.length)}`;
+  if (copy.protocol === 'wss:') return `https:${copy.href.slice('wss:'.length)}`;
+  return copy.href;
+}
+
+/** The page a request belongs to; undefined for a pop-up's first navigation and for service workers. */
+function pageOf(request: Request): Page | undefined {
+  try {
+    return request.frame().page();
+  } catch {
+    return undefined;
+  }
+}
