@@ -13,7 +13,7 @@ export const CAPTCHA_SITE_KEY = '6LcLabPortalDeskDemoKey000000000000';
 
 export function captchaFrame(port: number): Html {
   const src = `${originOf(CAPTCHA_HOST, port)}/recaptcha/api2/anchor?k=${CAPTCHA_SITE_KEY}&hl=en&size=normal`;
-  return html`<div class="g-recaptcha" data-sitekey="${CAPTCHA_SITE_KEY}"><iframe title="reCAPTCHA" src="${src}" width="320" height="330" frameborder="0" scrolling="no"></iframe></div>`;
+  return html`<div class="g-recaptcha" data-sitekey="${CAPTCHA_SITE_KEY}"><iframe title="reCAPTCHA" src="${src}" width="320" height="400" frameborder="0"></iframe></div>`;
 }
 
 const WIDGET_CSS = `body{margin:0;font:14px Roboto,Arial,sans-serif}
@@ -22,7 +22,7 @@ const WIDGET_CSS = `body{margin:0;font:14px Roboto,Arial,sans-serif}
 .logo{text-align:center;font-size:10px;color:#555}.logo b{display:block;font-size:11px}
 #challenge{width:300px;border:1px solid #d3d3d3;margin-top:6px;padding:8px;background:#fff}
 #challenge .head{background:#1a73e8;color:#fff;padding:10px}.grid{display:grid;grid-template-columns:repeat(3,1fr);gap:4px;margin:6px 0}
-.grid div{height:52px;background:#9db;cursor:pointer}.grid div[aria-pressed=true]{outline:3px solid #1a73e8}
+.grid div{height:40px;background:#9db;cursor:pointer}.grid div[aria-pressed=true]{outline:3px solid #1a73e8}
 #verify{background:#1a73e8;color:#fff;border:0;padding:8px 16px;float:right}#msg{color:#d93025;margin:4px 0;min-height:18px}`;
 
 const WIDGET_SCRIPT = `

@@ -144,6 +144,8 @@ describe('captcha', () => {
     await page.goto(`${lab.origin('power')}/sign-in`);
     const frameElement = page.locator('iframe[title="reCAPTCHA"]');
     expect(new URL((await frameElement.getAttribute('src'))!).hostname).toBe(CAPTCHA_HOST);
+    await signIn(page, lab, 'power', 'bot');
+    await expect(page.getByRole('alert').innerText()).resolves.toContain('not a robot');
     const frame = page.frameLocator('iframe[title="reCAPTCHA"]');
     await frame.getByRole('checkbox', { name: "I'm not a robot" }).click();
     await frame.getByRole('button', { name: 'Image 5' }).click();

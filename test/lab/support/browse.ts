@@ -8,7 +8,10 @@ export async function signIn(page: Page, lab: Lab, portal: PortalId, clientId: s
   if (!page.url().includes('/sign-in')) await page.goto(`${lab.origin(portal)}/sign-in`);
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
+  const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/sign-in');
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await posted;
+  await page.waitForLoadState();
 }
 
 /** Fails with the page's error summary when one is showing. */
