@@ -1,15 +1,18 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
 import { contextOptionsFor, installWatchdogs, type GuardEvent } from '../agent/guard/browser';
 import { newRunId } from '../agent/loop/run-id';
-import { RunLoop, type RunListener, type RunResult } from '../agent/loop/run-loop';
+import { RunLoop, type ReceiptKeeper, type RunListener, type RunResult } from '../agent/loop/run-loop';
+import { receiptExtension } from '../agent/portal/receipt';
 import type { RunLimits } from '../agent/loop/limits';
 import { createObserver } from '../agent/observe/observer';
 import type { CaseFile } from '../shared/case-file';
 import type { ApprovalGate, InputSource } from '../shared/clerk';
 import type { CredentialSource, LoginStateStore } from '../shared/credentials';
 import type { PortalProfile } from '../shared/portal-profile';
-import type { ApproveMode, RunRecord } from '../shared/run';
+import { FINAL_STATUSES, type ApproveMode, type RunRecord } from '../shared/run';
 import type { Store } from '../store';
 import { createPlanner, type PlannerKind } from './planners';
 
@@ -64,6 +67,9 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   if (runId) {
     const existing = await store.getRun(runId);
     if (!existing) throw new Error(`No run ${runId} in the store`);
+    if (FINAL_STATUSES.includes(existing.status)) {
+      throw new Error(`Run ${runId} is already ${existing.status} (${existing.reason ?? 'no reason recorded'}); a final run is not resumed. Start a new run of the case instead.`);
+    }
     firstStep = existing.stepCount;
     clerkValues = (JSON.parse(existing.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {};
     await store.updateRun(runId, { status: 'running', reason: `Resumed at step ${firstStep}` });
@@ -98,6 +104,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     listener: request.listener,
     firstStep,
     clerkValues,
+    loginStates: services.loginStates,
+    receipts: receiptFolder(store.path),
   });
   relay.loop = loop;
   for (const event of relay.early) loop.note(event.type, event.detail);
@@ -115,6 +123,22 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   } finally {
     await context.close().catch(() => undefined);
   }
+}
+
+/**
+ * Receipts are kept next to the database in `receipts/`, named by their sha256 (the store has a
+ * place for PNG screenshots only); the step log records the hash and size.
+ */
+function receiptFolder(dbPath: string): ReceiptKeeper {
+  return {
+    async keep(receipt) {
+      const dir = join(dirname(dbPath), 'receipts');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const name = `${receipt.sha256}.${receiptExtension(receipt.contentType)}`;
+      writeFileSync(join(dir, name), receipt.bytes, { mode: 0o600 });
+      return join(dir, name);
+    },
+  };
 }
 
 /** One isolated context per client, with the guard's options and the client's saved login state. */

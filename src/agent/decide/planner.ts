@@ -22,6 +22,8 @@ export interface PlanInput {
   notes: string[];
   /** PNG of the page, when the engine offers one; the planner's policy decides whether to send it. */
   screenshot: () => Promise<Uint8Array>;
+  /** Case fields the clerk supplied during the run (missing values, never secrets); they fill like case fields. */
+  clerkFields?: Record<string, string>;
 }
 
 export interface PlanResult {

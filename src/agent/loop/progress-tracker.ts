@@ -4,14 +4,33 @@ import type { Control, Observation } from '../../shared/observation';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { RunRecorder } from '../../shared/recorder';
 import type { ProgressRecord } from '../../shared/run';
+import { findApplicationInList } from '../portal/applications-list';
+import { fetchFromPortal } from '../portal/portal-fetch';
 import { findApplicationNumber } from '../portal/page-kind';
 
 const DRAFT_ID = /\bdraft (?:id|reference|number)[:\s#]*([A-Z0-9][A-Z0-9-]{2,40})/i;
 const MOVES_ON = /\b(continue|next|save and|proceed)\b/i;
 
+/** What the portal's applications list says about this case. */
+export type ListCheck =
+  | { kind: 'found'; applicationNumber: string; matchedBy: string }
+  | { kind: 'absent' }
+  /** The list could not be read (signed out, an error page, no list in the profile). */
+  | { kind: 'unreadable'; reason: string };
+
+/** Whether the final submit may be clicked now. */
+export type SubmitDecision =
+  | { kind: 'submit' }
+  /** Already submitted: end `done` with this proof, never submit again. */
+  | { kind: 'found'; applicationNumber: string; proof: string }
+  /** An earlier attempt may have gone through and the list could not be read: do not click. */
+  | { kind: 'unsure'; reason: string };
+
 /**
  * Keeps the form's progress record (sections done, draft id, application number) durable
  * as the run goes, and answers "did the first submission go through?" before any retry.
+ * The record is per client, portal and task; a record left by another case of the same task
+ * (last month's return) is replaced, never reused.
  */
 export class ProgressTracker {
   private record: ProgressRecord | undefined;
@@ -20,18 +39,16 @@ export class ProgressTracker {
     private readonly recorder: RunRecorder,
     private readonly caseFile: CaseFile,
     private readonly now: () => Date,
+    private readonly clerkValues: () => Record<string, string> = () => ({}),
   ) {}
 
   async load(): Promise<ProgressRecord> {
     const c = this.caseFile;
-    this.record = (await this.recorder.getProgress(c.clientId, c.portal, c.task)) ?? {
-      clientId: c.clientId,
-      portal: c.portal,
-      task: c.task,
-      caseId: c.caseId,
-      sectionsDone: [],
-      updatedAt: this.now().toISOString(),
-    };
+    const stored = await this.recorder.getProgress(c.clientId, c.portal, c.task);
+    this.record =
+      stored && stored.caseId === c.caseId
+        ? stored
+        : { clientId: c.clientId, portal: c.portal, task: c.task, caseId: c.caseId, sectionsDone: [], updatedAt: this.now().toISOString() };
     return this.record;
   }
 
@@ -48,7 +65,7 @@ export class ProgressTracker {
   /** Notes a draft id or an application number the page shows. */
   async observe(observation: Observation, profile: PortalProfile): Promise<void> {
     const draft = DRAFT_ID.exec(observation.text)?.[1];
-    if (draft && draft !== this.current.draftId) await this.save({ draftId: draft });
+    if (draft && draft !== this.current.draftId && !this.current.applicationNumber) await this.save({ draftId: draft });
     const number = findApplicationNumber(observation, profile);
     if (number && number !== this.current.applicationNumber) await this.save({ applicationNumber: number });
   }
@@ -63,38 +80,56 @@ export class ProgressTracker {
     if (number !== this.current.applicationNumber) await this.save({ applicationNumber: number });
   }
 
+  /** A submit may have gone through in an earlier attempt (or life) of this case. */
+  get mayHaveSubmitted(): boolean {
+    return this.current.submitAttemptedAt !== undefined || this.current.applicationNumber !== undefined;
+  }
+
+  /** A saved draft or finished sections to go back to after a fresh sign-in. */
+  get hasWorkInProgress(): boolean {
+    return !this.current.applicationNumber && (this.current.draftId !== undefined || this.current.sectionsDone.length > 0);
+  }
+
   /**
    * Called right before the final submit is clicked. When an earlier attempt may have gone
    * through, the portal's applications list is checked first: an application found there is
-   * returned and the form is not submitted again. Otherwise the attempt is recorded durably.
+   * returned and the form is not submitted again; a list that cannot be read means no click.
+   * Otherwise the attempt is recorded durably, then the click may happen.
    */
-  async beforeSubmit(page: Page, profile: PortalProfile): Promise<string | undefined> {
-    if (this.current.applicationNumber) return this.current.applicationNumber;
-    if (this.current.submitAttemptedAt && profile.applicationsUrl) {
-      const found = await this.findOnApplicationsList(page, profile);
-      if (found) {
-        await this.save({ applicationNumber: found });
-        return found;
-      }
+  async beforeSubmit(page: Page, profile: PortalProfile): Promise<SubmitDecision> {
+    const known = this.current.applicationNumber;
+    if (known) return { kind: 'found', applicationNumber: known, proof: `application number ${known} in the progress record` };
+    if (this.current.submitAttemptedAt) {
+      const check = await this.checkApplicationsList(page, profile);
+      if (check.kind === 'found') return { kind: 'found', applicationNumber: check.applicationNumber, proof: `application ${check.applicationNumber} on the applications list (${check.matchedBy})` };
+      if (check.kind === 'unreadable') return { kind: 'unsure', reason: check.reason };
     }
     await this.save({ submitAttemptedAt: this.now().toISOString() });
-    return undefined;
+    return { kind: 'submit' };
   }
 
-  private async findOnApplicationsList(page: Page, profile: PortalProfile): Promise<string | undefined> {
-    const response = await page.request.get(profile.applicationsUrl!, { timeout: 15_000, maxRedirects: 0 });
-    if (!response.ok()) throw new Error(`could not read the applications list to check an earlier submission (HTTP ${response.status()})`);
-    const html = await response.text();
-    const pattern = new RegExp(profile.confirmation.applicationNumberPattern, 'g');
-    const rows = html.split(/<tr|<li|<article/i);
-    for (const row of rows) {
-      const mentionsCase = row.includes(this.caseFile.caseId) || (this.current.draftId !== undefined && row.includes(this.current.draftId));
-      if (!mentionsCase) continue;
-      const match = pattern.exec(row);
-      pattern.lastIndex = 0;
-      if (match) return match[1] ?? match[0];
-    }
-    return undefined;
+  /**
+   * Reads the portal's applications list (profile.applicationsUrl, on an allowed host, with the
+   * client's cookies; see `fetchFromPortal`) for this case's application. A found number is
+   * saved in the record.
+   */
+  async checkApplicationsList(page: Page, profile: PortalProfile): Promise<ListCheck> {
+    if (!profile.applicationsUrl) return { kind: 'unreadable', reason: `the portal profile "${profile.id}" names no applications list (applicationsUrl)` };
+    const fetched = await fetchFromPortal(page, profile.applicationsUrl, profile);
+    if (!fetched.ok) return { kind: 'unreadable', reason: `the applications list could not be read: ${fetched.reason}` };
+    const html = Buffer.from(fetched.bytes).toString('utf8');
+    const attempted = this.current.submitAttemptedAt;
+    const found = findApplicationInList(html, {
+      numberPattern: profile.confirmation.applicationNumberPattern,
+      caseId: this.caseFile.caseId,
+      caseValues: [...Object.values(this.caseFile.fields), ...Object.values(this.clerkValues())].filter((v): v is string => typeof v === 'string'),
+      draftId: this.current.draftId,
+      // A day's slack: portals print local dates, the record keeps UTC.
+      notBefore: attempted ? new Date(Date.parse(attempted) - 86_400_000).toISOString().slice(0, 10) : undefined,
+    });
+    if (!found) return { kind: 'absent' };
+    await this.applicationNumber(found.applicationNumber);
+    return { kind: 'found', ...found };
   }
 
   /** A line for the planner after a fresh sign-in: where the form stood. */

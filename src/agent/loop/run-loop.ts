@@ -14,9 +14,11 @@ import { checkAction, resolveValue } from '../guard/guard';
 import type { GuardContext } from '../guard/guard-context';
 import type { Observer, PageRead } from '../observe/page-read';
 import { detectBotChallenge } from '../portal/bot-check';
-import type { CredentialSource } from '../../shared/credentials';
+import type { CredentialSource, LoginStateStore } from '../../shared/credentials';
+import { findSaveDraftControl, sectionKey } from '../portal/draft';
 import { enterOneTimeCode, findOneTimeCodeField, maskCode } from '../portal/one-time-code';
-import { findApplicationNumber, isFinalReviewPage } from '../portal/page-kind';
+import { findApplicationNumber, isConfirmationPage, isFinalReviewPage } from '../portal/page-kind';
+import { fetchReceipt, type Receipt } from '../portal/receipt';
 import { isSignInPage, signIn } from '../portal/sign-in';
 import { ProgressTracker } from './progress-tracker';
 import { DEFAULT_LIMITS, type RunLimits } from './limits';
@@ -27,6 +29,12 @@ export interface RunListener {
   step?(step: StepRecord): void;
   status?(status: RunStatus, reason: string | undefined): void;
   log?(line: string): void;
+}
+
+/** Where the acknowledgement of a submission is kept (the store holds only its hash and size). */
+export interface ReceiptKeeper {
+  /** Keeps the bytes; answers where, for the step log (e.g. `receipts/<sha256>.html`). */
+  keep(receipt: Receipt & { sha256: string; runId: string; applicationNumber: string }): Promise<string>;
 }
 
 export interface RunLoopOptions {
@@ -47,6 +55,10 @@ export interface RunLoopOptions {
   firstStep?: number;
   /** Clerk answers already given in an earlier life of this run. */
   clerkValues?: Record<string, string>;
+  /** Saved login state per client and portal: refreshed after every sign-in by code. */
+  loginStates?: LoginStateStore;
+  /** Keeps the receipt fetched once the confirmation shows. */
+  receipts?: ReceiptKeeper;
   now?: () => Date;
 }
 
@@ -66,6 +78,11 @@ class RunEnd extends Error {
 
 const SUBMIT_WORD = /\bsubmit\b/i;
 const MAX_SIGN_INS = 4;
+/** Unreadable applications lists in a row before the run stops instead of risking a second submission. */
+const MAX_LIST_FAILURES = 3;
+const REFUSED_LOGIN = /\b(incorrect|invalid|wrong|not recogni[sz]ed|locked|failed)\b/i;
+/** Inputs a screenshot never shows: passwords and one-time codes. */
+const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
 
 /**
  * The act–observe loop: observe → decide → guard → approval → act → observe, until the
@@ -84,19 +101,28 @@ export class RunLoop {
   private step: number;
   private signIns = 0;
   private approvalsGiven = 0;
+  /** Code signed in (or typed a sign-in code) in the previous step. */
+  private justSignedIn = false;
+  /** The applications list was read since the last sign-in. */
+  private listChecked = false;
+  private listFailures = 0;
+  /** Sections where code already saved the draft in this life of the run. */
+  private readonly checkpoints = new Set<string>();
+  private receiptKept = false;
 
   constructor(private readonly o: RunLoopOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...o.limits };
     this.now = o.now ?? (() => new Date());
     this.step = o.firstStep ?? 0;
     this.clerkValues = { ...o.clerkValues };
-    this.progress = new ProgressTracker(o.recorder, o.caseFile, this.now);
+    this.progress = new ProgressTracker(o.recorder, o.caseFile, this.now, () => this.plainClerkValues());
   }
 
   /** Something code saw outside the model's actions (a blocked pop-up, a dismissed dialog...). */
   note(type: string, message: string): void {
-    this.pendingEvents.push({ type, message: this.secrets.redact(message), at: this.now().toISOString() });
-    this.o.listener?.log?.(`  ! ${type}: ${message}`);
+    const redacted = this.secrets.redact(message);
+    this.pendingEvents.push({ type, message: redacted, at: this.now().toISOString() });
+    this.o.listener?.log?.(`  ! ${type}: ${redacted}`);
   }
 
   /** Registers a secret that must never be written down (a vault password). */
@@ -112,7 +138,12 @@ export class RunLoop {
     await this.planner().start(this.caseView());
     this.o.listener?.log?.(`planner: ${this.planner().id} — ${this.planner().description}`);
     try {
-      if (this.step === 0) await this.gotoStart();
+      if (this.step > 0) {
+        this.note('resumed', `Resumed at step ${this.step}: the progress record is read again and nothing is submitted twice`);
+        const resumeNote = this.progress.resumeNote();
+        this.notes.push(`This run was resumed after its process stopped.${resumeNote ? ` ${resumeNote}` : ''}`);
+      }
+      await this.gotoStart();
       while (this.step < lastStep) {
         if (Date.now() - started > this.limits.timeLimitMs) {
           throw new RunEnd({ status: 'failed', reason: `Time limit reached (${Math.round(this.limits.timeLimitMs / 1000)} s) before the form was submitted` });
@@ -143,6 +174,12 @@ export class RunLoop {
     return { caseId: c.caseId, portal: c.portal, task: c.task, fields: { ...c.fields }, aliases: c.aliases, declarations: c.declarations };
   }
 
+  /** The clerk's answers that are not secrets (missing values): these join the case. */
+  private plainClerkValues(): Record<string, string> {
+    const secrets = this.secrets.all();
+    return Object.fromEntries(Object.entries(this.clerkValues).filter(([, v]) => !secrets.includes(v)));
+  }
+
   private async gotoStart(): Promise<void> {
     const start = this.o.profile.startUrl;
     this.note('navigation', `Opening the portal at ${start}`);
@@ -162,19 +199,24 @@ export class RunLoop {
     const observation = this.secrets.redact(read.observation);
     const record = (fields: { reasoning: string; model: ModelCall | null; actions: StepAction[] }): Promise<void> =>
       this.record({ startedAt, observation, screenshot, ...fields });
+    const byCode = (reasoning: string, actions: StepAction[] = []): Promise<void> => record({ reasoning, model: null, actions });
+    const afterSignIn = this.justSignedIn;
+    this.justSignedIn = false;
 
     await this.progress.observe(observation, this.o.profile);
 
     const challenge = detectBotChallenge(this.o.page, observation);
     if (challenge) {
       this.note('bot_challenge', `The portal shows ${challenge}. Over to the clerk: solve it in the portal, then start the run again.`);
-      await record({ reasoning: 'Bot check detected by code; the model is not asked.', model: null, actions: [] });
+      this.o.listener?.log?.(`HAND-OFF: ${this.o.profile.name} shows ${challenge} for client ${this.o.caseFile.clientId}; solve it in the portal by hand, then run the case again.`);
+      await byCode('Bot check detected by code; the model is not asked and the clerk is not asked to type anything.');
       throw new RunEnd({ status: 'blocked', reason: `bot_challenge: ${challenge}` });
     }
 
     if (isSignInPage(observation, this.o.profile)) {
+      if (afterSignIn) this.refusedLogin(observation);
       await this.signInByCode(read);
-      await record({ reasoning: 'Sign-in page: code signs in from stored credentials; the model is paused.', model: null, actions: [] });
+      await byCode('Sign-in page: code signs in from stored credentials; the model is paused.');
       return;
     }
 
@@ -185,10 +227,28 @@ export class RunLoop {
       this.addSecret(code);
       const typed = await enterOneTimeCode(read, codeField, code);
       this.note('otp', typed.ok ? `One-time code ${maskCode(code)} typed by code` : typed.message);
-      await record({ reasoning: 'One-time code page: the clerk typed the code; code entered it.', model: null, actions: [] });
+      await byCode('One-time code page: the clerk typed the code; code entered it. The model never sees the code.');
       this.notes.push('A one-time code was entered by code on the clerk’s behalf.');
+      this.justSignedIn = true;
       return;
     }
+
+    if (afterSignIn) {
+      await this.saveLoginState();
+      if (await this.backToStartAfterSignIn(observation)) {
+        await byCode('Signed in again with work in progress: code opened the portal’s start page, where the saved draft is offered.');
+        return;
+      }
+    }
+
+    const confirmed = findApplicationNumber(observation, this.o.profile);
+    if (confirmed) {
+      await this.keepReceipt(observation, confirmed);
+    } else if (!isConfirmationPage(observation, this.o.profile) && this.progress.mayHaveSubmitted && !this.listChecked && this.o.profile.applicationsUrl) {
+      await this.checkEarlierSubmission(byCode);
+    }
+
+    if (await this.checkpoint(read, byCode)) return;
 
     const planned = await this.decide(read, screenshot);
     const actions: StepAction[] = [];
@@ -213,6 +273,108 @@ export class RunLoop {
     if (end) throw end;
   }
 
+  /** The sign-in page came straight back after code signed in, with an error: the stored login is wrong. */
+  private refusedLogin(observation: PageRead['observation']): void {
+    const refusal = observation.errors.map((e) => e.message).find((m) => REFUSED_LOGIN.test(m));
+    if (!refusal) return;
+    throw new RunEnd({
+      status: 'failed',
+      reason: `The portal refused the stored login for client ${this.o.caseFile.clientId} on ${this.o.profile.id} ("${refusal}"); update it with "portal-desk vault set", then run the case again`,
+    });
+  }
+
+  /** After a sign-in mid-form the portal may land on a page of a lost session: start from the dashboard. */
+  private async backToStartAfterSignIn(observation: PageRead['observation']): Promise<boolean> {
+    if (!this.progress.hasWorkInProgress && !this.progress.mayHaveSubmitted) return false;
+    if (isConfirmationPage(observation, this.o.profile)) return false;
+    const here = new URL(observation.url);
+    const start = new URL(this.o.profile.startUrl);
+    if (here.host === start.host && here.pathname === start.pathname) return false;
+    const draft = this.progress.current.draftId;
+    this.note('reopen_draft', `Signed in again mid-form: opening ${start.href} to continue ${draft ? `saved draft ${draft}` : 'the saved work'} instead of a new application`);
+    await this.o.page.goto(start.href, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    return true;
+  }
+
+  /** Saves the context's cookies and storage for the next run of this client (encrypted by the store). */
+  private async saveLoginState(): Promise<void> {
+    if (!this.o.loginStates) return;
+    try {
+      const state = await this.o.page.context().storageState();
+      await this.o.loginStates.save(this.o.caseFile.clientId, this.o.profile.id, JSON.stringify(state));
+    } catch (err) {
+      this.note('login_state_not_saved', errorText(err));
+    }
+  }
+
+  /**
+   * A submit may have gone through earlier (a lost confirmation, a killed process): the
+   * applications list answers before anything else happens. Found: the run ends `done`.
+   */
+  private async checkEarlierSubmission(byCode: (reasoning: string) => Promise<void>): Promise<void> {
+    const check = await this.progress.checkApplicationsList(this.o.page, this.o.profile);
+    if (check.kind === 'found') {
+      const proof = `application ${check.applicationNumber} on the applications list (${check.matchedBy})`;
+      this.note('already_submitted', `An earlier submit went through: ${proof}. Not submitting again.`);
+      await byCode('An earlier attempt submitted this case: code found it on the portal’s applications list.');
+      throw new RunEnd({ status: 'done', reason: `Already submitted earlier: ${proof}`, applicationNumber: check.applicationNumber });
+    }
+    if (check.kind === 'absent') {
+      this.listChecked = true;
+      this.listFailures = 0;
+      this.note('applications_list', 'An earlier submit was started but this case is not on the applications list: the form goes on');
+    } else {
+      // Tried again after the next sign-in, and always right before any submit.
+      this.listChecked = true;
+      this.note('applications_list', `Could not check the applications list yet: ${check.reason}`);
+    }
+  }
+
+  /**
+   * A checkpoint: as a new form section opens, code presses the portal's "Save draft" so that
+   * every section done so far survives a lost session. Once per section in each life of the run.
+   */
+  private async checkpoint(read: PageRead, byCode: (reasoning: string, actions: StepAction[]) => Promise<void>): Promise<boolean> {
+    const observation = read.observation;
+    const key = sectionKey(observation);
+    if (!key || !observation.flowStep || this.checkpoints.has(key) || observation.errors.length > 0) return false;
+    if (this.progress.current.sectionsDone.length === 0 || this.progress.current.applicationNumber) return false;
+    const save = findSaveDraftControl(observation);
+    if (!save) return false;
+    this.checkpoints.add(key);
+    const action: Action = { type: 'click', ref: save.ref };
+    const verdict = checkAction(action, this.guardContext(read));
+    if (verdict.verdict !== 'allow') return false;
+    const outcome = await executeAction(this.o.page, read, action);
+    this.note('draft_checkpoint', outcome.status === 'done' ? `Saved the draft as "${key}" opened` : `Saving the draft failed: ${outcome.message ?? outcome.status}`);
+    await byCode('A new section opened: code saved the draft first, so a lost session resumes from here.', [{ action, element: save.label, verdict, outcome }]);
+    return true;
+  }
+
+  /** Fetches the acknowledgement once the confirmation shows and keeps it as proof of submission. */
+  private async keepReceipt(observation: PageRead['observation'], applicationNumber: string): Promise<void> {
+    if (this.receiptKept) return;
+    this.receiptKept = true;
+    try {
+      const { receipt, notes } = await fetchReceipt(this.o.page, observation, this.o.profile);
+      for (const line of notes) this.note('receipt', line);
+      if (!receipt) return;
+      const sha256 = sha256Hex(receipt.bytes);
+      const text = Buffer.from(receipt.bytes).toString('utf8');
+      if (this.secrets.all().some((s) => text.includes(s))) {
+        this.note('receipt', `Receipt sha256 ${sha256} (${receipt.bytes.byteLength} bytes) holds a secret: hash recorded, bytes not kept`);
+        return;
+      }
+      const where = this.o.receipts ? await this.o.receipts.keep({ ...receipt, sha256, runId: this.o.runId, applicationNumber }) : 'not kept (no receipt folder)';
+      this.note(
+        'receipt',
+        `Acknowledgement of ${applicationNumber}: ${receipt.kind === 'receipt_link' ? 'receipt' : 'confirmation page'} ${receipt.url}, ${receipt.contentType.split(';')[0]}, sha256 ${sha256}, ${receipt.bytes.byteLength} bytes, kept at ${where}`,
+      );
+    } catch (err) {
+      this.note('receipt', `The acknowledgement could not be kept: ${errorText(err)}`);
+    }
+  }
+
   private async decide(read: PageRead, screenshot: Uint8Array | null) {
     try {
       const result = await this.planner().decide({
@@ -220,7 +382,12 @@ export class RunLoop {
         observation: this.secrets.redact(read.observation),
         previous: this.previous,
         notes: this.notes,
-        screenshot: async () => screenshot ?? (await this.o.page.screenshot({ type: 'png' })),
+        clerkFields: this.plainClerkValues(),
+        screenshot: async () => {
+          const png = screenshot ?? (await this.screenshot());
+          if (!png) throw new Error('no screenshot of this page');
+          return png;
+        },
       });
       this.notes = [];
       return result;
@@ -291,7 +458,7 @@ export class RunLoop {
         action,
         element,
         verdict,
-        screenshotBase64: Buffer.from(await this.o.page.screenshot({ type: 'png' })).toString('base64'),
+        screenshotBase64: Buffer.from((await this.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
       });
       approval = { decision: decision.decision, by: decision.by, at: this.now().toISOString(), note: decision.note };
       if (decision.decision === 'deny') {
@@ -305,13 +472,31 @@ export class RunLoop {
     }
 
     if (this.isSubmission(action, read)) {
-      const existing = await this.progress.beforeSubmit(this.o.page, this.o.profile);
-      if (existing) {
+      const decision = await this.progress.beforeSubmit(this.o.page, this.o.profile);
+      if (decision.kind === 'found') {
+        this.note('already_submitted', `An earlier submit went through: ${decision.proof}. Not submitting again.`);
         throw new RunEndWithAction(
-          { ...base, verdict, approval, outcome: { status: 'skipped', message: `already submitted as ${existing}; not submitting again`, ms: ms() } },
-          new RunEnd({ status: 'done', reason: `Already submitted earlier: application number ${existing} (found on the applications list)`, applicationNumber: existing }),
+          { ...base, verdict, approval, outcome: { status: 'skipped', message: `already submitted as ${decision.applicationNumber}; not submitting again`, ms: ms() } },
+          new RunEnd({ status: 'done', reason: `Already submitted earlier: ${decision.proof}`, applicationNumber: decision.applicationNumber }),
         );
       }
+      if (decision.kind === 'unsure') {
+        this.listFailures += 1;
+        const message = `not clicked: an earlier submit may have gone through and ${decision.reason}`;
+        if (this.listFailures >= MAX_LIST_FAILURES) {
+          throw new RunEndWithAction(
+            { ...base, verdict, approval, outcome: { status: 'skipped', message, ms: ms() } },
+            new RunEnd({
+              status: 'blocked',
+              reason: `An earlier submit may have gone through and the applications list could not be read (${decision.reason}); not submitting again. Check ${this.o.profile.applicationsUrl ?? 'the portal'} by hand.`,
+            }),
+          );
+        }
+        // Reloading shows whether the session is still there; a lost one is signed in again.
+        await this.o.page.reload({ waitUntil: 'domcontentloaded', timeout: 30_000 }).catch(() => undefined);
+        return { ...base, verdict, approval, outcome: { status: 'skipped', message, ms: ms() } };
+      }
+      this.listFailures = 0;
     }
 
     const value = action.type === 'fill' || action.type === 'select' ? resolveValue(action, this.guardContext(read)) : undefined;
@@ -382,6 +567,8 @@ export class RunLoop {
     const result = await signIn(read, this.o.profile, credentials);
     this.note('sign_in', result.message);
     if (!result.ok) throw new RunEnd({ status: 'failed', reason: result.message });
+    this.justSignedIn = true;
+    this.listChecked = false;
     const resumeNote = this.progress.resumeNote();
     this.notes.push(`Code signed in to the portal${this.signIns > 1 ? ' again (the session had expired)' : ''}.${resumeNote ? ` ${resumeNote}` : ''}`);
   }
@@ -405,7 +592,7 @@ export class RunLoop {
   private async screenshot(): Promise<Uint8Array | null> {
     try {
       const page = this.o.page;
-      return await page.screenshot({ type: 'png', mask: [page.locator('input[type=password]')], timeout: 10_000 });
+      return await page.screenshot({ type: 'png', mask: [page.locator(MASKED_INPUTS)], timeout: 10_000 });
     } catch (err) {
       this.note('screenshot_failed', errorText(err));
       return null;

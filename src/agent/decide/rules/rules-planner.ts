@@ -31,6 +31,8 @@ export class RulesPlanner implements Planner {
   readonly description = 'rule-based form filler (not AI): matches field labels to the case file';
   private caseView: CaseView | undefined;
   private names: FieldNames | undefined;
+  /** Fields the clerk supplied during the run: they fill like case fields. */
+  private clerkFields: Record<string, string> = {};
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly profile: PortalProfile) {}
@@ -41,7 +43,21 @@ export class RulesPlanner implements Planner {
   }
 
   async decide(input: PlanInput): Promise<PlanResult> {
+    this.learn(input.clerkFields ?? {});
     return { turn: this.plan(input.observation), call: null };
+  }
+
+  private learn(clerkFields: Record<string, string>): void {
+    const known = Object.keys(this.clerkFields);
+    if (Object.keys(clerkFields).every((f) => known.includes(f) && this.clerkFields[f] === clerkFields[f])) return;
+    this.clerkFields = { ...clerkFields };
+    const caseView = this.caseView!;
+    this.names = new FieldNames([...Object.keys(caseView.fields), ...Object.keys(clerkFields)], caseView.aliases);
+  }
+
+  private valueOf(field: string | undefined): string | boolean | undefined {
+    if (field === undefined) return undefined;
+    return Object.hasOwn(this.clerkFields, field) ? this.clerkFields[field] : this.caseView!.fields[field];
   }
 
   private plan(observation: Observation): Turn {
@@ -71,6 +87,13 @@ export class RulesPlanner implements Planner {
       if (submit) return turn('Review page: propose the final submit (the clerk approves it).', [{ type: 'click', ref: submit.ref }]);
     }
 
+    const missing = this.missingValue(observation);
+    if (missing) {
+      return turn(`The form requires "${missing.label}" and the case file has no such field: ask the clerk.`, [
+        { type: 'ask', kind: 'missing_value', question: `The portal requires "${missing.label}", which the case file does not have. What should be entered?`, field: missing.field },
+      ]);
+    }
+
     const actions: Action[] = [...this.fillActions(observation)];
     const next = this.continueControl(observation);
     if (next) actions.push({ type: 'click', ref: next.ref });
@@ -83,13 +106,12 @@ export class RulesPlanner implements Planner {
   }
 
   private fillActions(observation: Observation): Action[] {
-    const caseView = this.caseView!;
     const names = this.names!;
     const actions: Action[] = [];
     for (const control of observation.controls) {
       if (control.disabled) continue;
       const field = names.fieldFor(control.name);
-      const value = field === undefined ? undefined : caseView.fields[field];
+      const value = this.valueOf(field);
       if (FILLABLE_ROLES.has(control.role) && typeof value === 'string' && control.inputType !== 'password') {
         if (control.value !== value) actions.push({ type: 'fill', ref: control.ref, field: field! });
       } else if (CHOICE_ROLES.has(control.role) && typeof value === 'string') {
@@ -99,13 +121,32 @@ export class RulesPlanner implements Planner {
         if (wanted !== undefined && (control.checked === true) !== wanted) actions.push({ type: 'check', ref: control.ref, checked: wanted });
       } else if (control.role === 'radio') {
         const groupField = names.fieldFor(control.group);
-        const groupValue = groupField === undefined ? undefined : caseView.fields[groupField];
+        const groupValue = this.valueOf(groupField);
         if (typeof groupValue === 'string' && sameText(control.name, groupValue) && control.checked !== true) {
           actions.push({ type: 'check', ref: control.ref, checked: true });
         }
       }
     }
     return actions;
+  }
+
+  /**
+   * A required control the page marks invalid (a validation error blocks the way on) whose label
+   * matches no case field: its value is missing from the case. The field name comes from the label.
+   */
+  private missingValue(observation: Observation): { label: string; field: string } | undefined {
+    const names = this.names!;
+    for (const control of observation.controls) {
+      if (!control.invalid || control.disabled) continue;
+      const choice = control.role === 'radio';
+      if (!choice && !FILLABLE_ROLES.has(control.role) && !CHOICE_ROLES.has(control.role)) continue;
+      const label = choice ? control.group : control.name;
+      if (!label || control.inputType === 'password' || names.fieldFor(label) !== undefined) continue;
+      const tied = observation.errors.some((e) => e.field !== undefined && sameText(e.field, label));
+      if (!control.required && !tied) continue;
+      return { label, field: fieldNameFor(label) };
+    }
+    return undefined;
   }
 
   private isDeclaration(control: Control): boolean {
@@ -128,6 +169,16 @@ export class RulesPlanner implements Planner {
     this.seen.set(key, visits);
     return visits;
   }
+}
+
+/** A case-field name for a label: "Declarant capacity" → `declarant_capacity`. */
+export function fieldNameFor(label: string): string {
+  const name = normaliseLabel(label)
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 80);
+  return /^[a-z]/.test(name) ? name : `field_${name}`.slice(0, 80);
 }
 
 function isPressable(control: Control): boolean {

@@ -1,0 +1,100 @@
+/**
+ * Reading a portal's "your applications" list to answer one question before any retried
+ * submission: is THIS case's application already there?
+ *
+ * A list row is this case's when it shows the draft id the run saved, the case id, or a client
+ * reference made only of this case's own values (the lab shows the registration number, the
+ * consumer number, or "PTRC number / return period"): every word of that cell must be a case
+ * value, and at least one of those values must be an identifier (a value with a digit, five
+ * characters or more). A row dated before the first submit attempt is an older application.
+ */
+
+export interface ListedApplication {
+  applicationNumber: string;
+  /** Why the row is this case's, for the step log: `reference "TN/SHP/2022/009847"`. */
+  matchedBy: string;
+}
+
+export interface ApplicationsListQuery {
+  /** The portal profile's application-number pattern (regex source; group 1 when it has one). */
+  numberPattern: string;
+  caseId: string;
+  /** The case's text values (case fields and the clerk's answers). */
+  caseValues: readonly string[];
+  draftId?: string;
+  /** YYYY-MM-DD: rows dated before this day are not this submission. */
+  notBefore?: string;
+}
+
+const ROW = /<(tr|li|article)\b[^>]*>([\s\S]*?)<\/\1>/gi;
+const CELL = /<(td|th|dd)\b[^>]*>([\s\S]*?)<\/\1>/gi;
+const ISO_DATE = /\b(\d{4}-\d{2}-\d{2})\b/g;
+const SEPARATORS = /[\s/|,;:·–—()-]+/g;
+
+/** The newest row of `html` that is this case's application, or undefined. */
+export function findApplicationInList(html: string, query: ApplicationsListQuery): ListedApplication | undefined {
+  const matches: (ListedApplication & { date: string })[] = [];
+  for (const [, , row] of html.matchAll(ROW)) {
+    if (row === undefined) continue;
+    const text = textOf(row);
+    const number = numberIn(text, query.numberPattern);
+    if (!number) continue;
+    const dates = [...text.matchAll(ISO_DATE)].map((m) => m[1]!);
+    if (query.notBefore && dates.length > 0 && dates.every((d) => d < query.notBefore!)) continue;
+    const matchedBy = whyThisCase(row, text, number, query);
+    if (matchedBy) matches.push({ applicationNumber: number, matchedBy, date: dates.sort().at(-1) ?? '' });
+  }
+  matches.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+  const best = matches[0];
+  return best ? { applicationNumber: best.applicationNumber, matchedBy: best.matchedBy } : undefined;
+}
+
+function whyThisCase(row: string, text: string, number: string, query: ApplicationsListQuery): string | undefined {
+  if (query.draftId && text.includes(query.draftId)) return `draft id ${query.draftId}`;
+  if (text.includes(query.caseId)) return `case id ${query.caseId}`;
+  const values = [...new Set(query.caseValues.map((v) => v.trim()).filter((v) => v.length >= 3))].sort((a, b) => b.length - a.length);
+  for (const cell of cellsOf(row)) {
+    if (!cell || cell.includes(number) || /^\d{4}-\d{2}-\d{2}$/.test(cell)) continue;
+    if (explainedBy(cell, values)) return `reference "${cell}"`;
+  }
+  return undefined;
+}
+
+/** Every word of `cell` is one of the values, and one of them is an identifier. */
+function explainedBy(cell: string, values: readonly string[]): boolean {
+  let rest = cell.toLowerCase();
+  let identifier = false;
+  for (const value of values) {
+    const v = value.toLowerCase();
+    if (!rest.includes(v)) continue;
+    rest = rest.split(v).join(' ');
+    if (/\d/.test(v) && v.length >= 5) identifier = true;
+  }
+  return identifier && rest.replace(SEPARATORS, '') === '';
+}
+
+function numberIn(text: string, pattern: string): string | undefined {
+  const match = new RegExp(pattern).exec(text);
+  return match ? (match[1] ?? match[0]) : undefined;
+}
+
+function cellsOf(row: string): string[] {
+  return [...row.matchAll(CELL)].map((m) => textOf(m[2]!));
+}
+
+function textOf(html: string): string {
+  return decodeEntities(html.replace(/<[^>]*>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, n: string) => String.fromCodePoint(parseInt(n, 16)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&');
+}
