@@ -2,6 +2,7 @@ import { ConfigFileError } from '../agent/case/config-file-error';
 import { EXIT, UsageError } from './cli-error';
 import { evalCommand } from './commands/eval';
 import { labCommand } from './commands/lab';
+import { resumeCommand } from './commands/resume';
 import { runCommand } from './commands/run';
 import { vaultCommand } from './commands/vault';
 
@@ -10,6 +11,7 @@ type Command = (args: string[]) => Promise<number>;
 // Static imports: the bin runs TypeScript through tsx's CommonJS hook, which does not serve dynamic import().
 const COMMANDS: Record<string, { summary: string; command: Command }> = {
   run: { summary: 'run one case file against its portal', command: runCommand },
+  resume: { summary: 'continue a run whose process stopped, from what the store holds', command: resumeCommand },
   lab: { summary: 'serve the portal lab (the demo portals) and print its URLs', command: labCommand },
   eval: { summary: 'run an evaluation suite (lab, attacks, faults) and print verdicts', command: evalCommand },
   vault: { summary: 'store, list and remove portal logins (encrypted; passwords never printed)', command: (args) => vaultCommand(args) },

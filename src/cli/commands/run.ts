@@ -3,7 +3,9 @@ import { loadCaseFile } from '../../agent/case/case-files';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
 import type { RunSummary } from '../../shared/run';
-import { LabCredentials, LabHandle } from '../../service/lab-portals';
+import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
+import { bindLabProfile } from '../../lab';
+import type { PortalProfile } from '../../shared/portal-profile';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
 import { defaultDbPath, openStore } from '../../store';
@@ -22,6 +24,8 @@ Each step is printed on stderr: number, action, element, guard verdict, outcome.
   --model rules|anthropic     planner: the offline rule-based filler (default) or Claude
   --approve ask|all|none      gated actions: ask on the terminal (default); all/none are for demos and tests
   --layout original|redesigned  lab portals only: which layout the lab serves
+  --lab-url URL               lab portals only: use the lab already running there (e.g. http://127.0.0.1:41234,
+                              as "portal-desk lab" prints) instead of starting one; its owner configures it
   --db PATH                   the run store (default: ${defaultDbPath()})
   --otp-command CMD           a shell command that prints the one-time code (tests); default: ask on the terminal
   --answer FIELD=VALUE        a clerk answer given in advance for a missing case field (repeatable)
@@ -36,6 +40,7 @@ export async function runCommand(args: string[]): Promise<number> {
     model: { type: 'string' },
     approve: { type: 'string' },
     layout: { type: 'string' },
+    'lab-url': { type: 'string' },
     db: { type: 'string' },
     'otp-command': { type: 'string' },
     answer: { type: 'string', multiple: true },
@@ -76,8 +81,12 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const labHandle = new LabHandle();
-  const { profile, lab } = await labHandle.bind(baseProfile);
-  if (lab) {
+  const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
+  if (external && layout) throw new UsageError('--layout cannot be used with --lab-url: the running lab’s owner configures it');
+  const { profile, lab } = external ? { profile: external.bind(baseProfile), lab: undefined } : await labHandle.bind(baseProfile);
+  if (external) {
+    log(`lab: ${profile.name} on ${profile.startUrl} (the lab running at ${values['lab-url']})`);
+  } else if (lab) {
     lab.configure(caseFile.clientId, { layout: layout ?? 'original' });
     log(`lab: ${profile.name} on ${profile.startUrl} (layout ${layout ?? 'original'})`);
   } else if (layout) {
@@ -90,7 +99,7 @@ export async function runCommand(args: string[]): Promise<number> {
   // Runs left running by a process that died become `interrupted`, ready for `resume`.
   await store.markInterrupted();
   const { vault, loginStates } = await openVault();
-  const browser = await launchChromium({ headless: !values.headed, hostResolverRules: lab?.hostResolverRules });
+  const browser = await launchChromium({ headless: !values.headed, hostResolverRules: lab?.hostResolverRules ?? external?.hostResolverRules });
   try {
     log(`run: case ${caseFile.caseId} (client ${caseFile.clientId}) on ${profile.id}, store ${dbPath}`);
     const finished = await executeRun(
@@ -99,7 +108,7 @@ export async function runCommand(args: string[]): Promise<number> {
         browser,
         approvals: new TerminalApprovals(approveMode, log),
         inputs: new TerminalInputs(values['otp-command'], answers),
-        credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
+        credentials: new CredentialChain(lab || external ? [vault, new LabCredentials()] : [vault]),
         loginStates,
       },
       {
@@ -109,6 +118,7 @@ export async function runCommand(args: string[]): Promise<number> {
         approveMode,
         layout,
         limits,
+        onStart: (runId) => log(`run id: ${runId} (if this process stops, continue with "portal-desk resume ${runId} --db ${dbPath}")`),
         listener: {
           log,
           step: (step) => formatStep(step).forEach((line) => log(line)),
@@ -138,4 +148,23 @@ export async function runCommand(args: string[]): Promise<number> {
     store.close();
     await labHandle.stop();
   }
+}
+
+/** A lab another process runs ("portal-desk lab", an eval): lab portal profiles point at its port. */
+export function runningLab(url: string): { hostResolverRules: string; bind(profile: PortalProfile): PortalProfile } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--lab-url must be a web address such as http://127.0.0.1:41234 (got "${url}")`);
+  }
+  const port = Number(parsed.port);
+  if (parsed.protocol !== 'http:' || !Number.isInteger(port) || port < 1) throw new UsageError(`--lab-url must be http://HOST:PORT (got "${url}")`);
+  return {
+    hostResolverRules: `MAP * ${parsed.hostname}`,
+    bind: (profile) => {
+      if (!labPortalId(profile)) throw new UsageError(`--lab-url applies to lab portals only; "${profile.id}" is not one`);
+      return bindLabProfile(profile, port);
+    },
+  };
 }
