@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    // Real browsers on 2 shared cores: one retry absorbs a scheduling hiccup; a real failure fails twice.
+    retry: 1,
   },
 });
