@@ -25,19 +25,20 @@ export interface DomControl {
   /** Current value; never read for password inputs. */
   value?: string;
   checked?: boolean | 'mixed';
-  required: boolean;
-  invalid: boolean;
-  readonly: boolean;
-  gated: boolean;
-  /** Absolute href of a link. */
+  /** Flags are present only when true (a smaller result to carry out of the page). */
+  required?: true;
+  invalid?: true;
+  readonly?: true;
+  gated?: true;
+  /** Raw href attribute of a link (resolved in Node against `baseUrl`). */
   href?: string;
-  /** Absolute URL a submit button posts to. */
+  /** Raw action of a submit button's form (formaction or form action); '' = the document's own URL. */
   action?: string;
   /** Option labels of a <select>. */
   options?: string[];
   selected?: string[];
   /** Has a <label>, aria-label or aria-labelledby (a real name, not placeholder or title). */
-  labelled: boolean;
+  labelled?: true;
   placeholder?: string;
   title?: string;
   /** Label-like text from visual context (row text, column header, icon alt) for unlabelled controls. */
@@ -49,7 +50,7 @@ export interface DomControl {
 export interface DomClickable {
   /** Its visible text, or aria-label / title / icon alt when it has none. */
   text: string;
-  gated: boolean;
+  gated?: true;
 }
 
 export interface DomError {
@@ -64,6 +65,8 @@ export interface DomError {
 
 export interface DomFacts {
   url: string;
+  /** The document's base URL, for resolving raw hrefs and actions. */
+  baseUrl: string;
   title: string;
   /** Controls and iframes (role "iframe"), in snapshot order. */
   controls: DomControl[];
@@ -217,15 +220,23 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
       }
       return false;
     }
-    // A display:none subtree has an empty rectangle, so the rectangle goes first (cheapest test).
+    // A display:none subtree has an empty rectangle, and computed visibility is inherited, so these
+    // two cover what checkVisibility() would add at a fraction of its cost.
     const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0 || s.visibility !== 'visible') return false;
-    return el.checkVisibility();
+    return r.width > 0 && r.height > 0 && s.visibility === 'visible';
   };
+
+  // The order must be playwright's aria-snapshot order. Without open shadow roots and aria-owns
+  // that is plain document order, so one native query over the candidates is enough (fast path);
+  // otherwise the walk mirrors playwright's traversal (slots, shadow roots, aria-owns last).
+  const owns = !!doc.querySelector('[aria-owns]');
+  let shadow = false;
+  const all = doc.getElementsByTagName('*');
+  for (let i = 0; i < all.length && !shadow; i++) if (all[i]!.shadowRoot) shadow = true;
 
   const anyGated = !!doc.querySelector('[data-agent-gate="human" i]');
   const gatedOf = (el: Element): boolean => {
-    if (!anyGated && !(el.getRootNode() instanceof ShadowRoot)) return false;
+    if (!anyGated && !shadow) return false;
     let e: Element | null = el;
     while (e) {
       if (e.closest('[data-agent-gate="human" i]')) return true;
@@ -296,18 +307,15 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
 
   const formAction = (el: Element): string | undefined => {
     const tag = el.localName;
+    if (tag !== 'button' && tag !== 'input') return undefined;
     const type = ((el as HTMLInputElement).type || '').toLowerCase();
     const isSubmit = (tag === 'button' && type === 'submit') || (tag === 'input' && (type === 'submit' || type === 'image'));
     if (!isSubmit) return undefined;
     const form = (el as HTMLButtonElement).form;
     if (!form) return undefined;
-    // getAttribute, not form.action: a field named "action" would shadow the property.
-    const target = attr(el, 'formaction') ?? attr(form, 'action') ?? '';
-    try {
-      return new URL(target || doc.URL, doc.baseURI).href;
-    } catch {
-      return undefined;
-    }
+    // getAttribute, not form.action: a field named "action" would shadow the property. Resolved in
+    // Node, not with this world's URL, which page scripts can replace.
+    return (attr(el, 'formaction') ?? attr(form, 'action') ?? '').trim();
   };
 
   const controls: DomControl[] = [];
@@ -318,20 +326,18 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
   const record = (el: Element, role: string): void => {
     const tag = el.localName;
     if (role === 'iframe') {
-      controls.push({ role, tag, required: false, invalid: false, readonly: false, gated: gatedOf(el), labelled: true });
+      controls.push(gatedOf(el) ? { role, tag, gated: true } : { role, tag });
       return;
     }
     const input = tag === 'input' ? (el as HTMLInputElement) : null;
     const type = input ? (input.type || 'text').toLowerCase() : undefined;
-    const rec: DomControl = {
-      role,
-      tag,
-      required: (input || tag === 'select' || tag === 'textarea' ? (el as HTMLInputElement).required === true : false) || attr(el, 'aria-required') === 'true',
-      invalid: !!attr(el, 'aria-invalid') && attr(el, 'aria-invalid') !== 'false',
-      readonly: (input || tag === 'textarea' ? (el as HTMLInputElement).readOnly === true : false) || attr(el, 'aria-readonly') === 'true',
-      gated: gatedOf(el),
-      labelled: !!clean(attr(el, 'aria-label')) || el.hasAttribute('aria-labelledby') || ((el as HTMLInputElement).labels?.length ?? 0) > 0,
-    };
+    const rec: DomControl = { role, tag };
+    if ((input || tag === 'select' || tag === 'textarea' ? (el as HTMLInputElement).required === true : false) || attr(el, 'aria-required') === 'true') rec.required = true;
+    const invalid = attr(el, 'aria-invalid');
+    if (invalid && invalid !== 'false') rec.invalid = true;
+    if ((input || tag === 'textarea' ? (el as HTMLInputElement).readOnly === true : false) || attr(el, 'aria-readonly') === 'true') rec.readonly = true;
+    if (gatedOf(el)) rec.gated = true;
+    if ((el.hasAttribute('aria-label') && !!clean(attr(el, 'aria-label'))) || el.hasAttribute('aria-labelledby') || ((el as HTMLInputElement).labels?.length ?? 0) > 0) rec.labelled = true;
     if (type) rec.type = type;
     const password = type === 'password';
     if (password) passwordFields++;
@@ -346,9 +352,12 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
       const v = (attr(el, 'aria-checked') || '').toLowerCase();
       rec.checked = v === 'true' ? true : v === 'mixed' ? 'mixed' : false;
     }
-    if (role === 'link' && (tag === 'a' || tag === 'area')) rec.href = (el as HTMLAnchorElement).href;
+    if (role === 'link' && (tag === 'a' || tag === 'area')) {
+      const href = attr(el, 'href');
+      if (href !== null) rec.href = href.trim();
+    }
     const action = formAction(el);
-    if (action) rec.action = action;
+    if (action !== undefined) rec.action = action;
     if (tag === 'select') {
       const select = el as HTMLSelectElement;
       rec.options = Array.from(select.options, (o) => clean(o.label || o.text));
@@ -384,7 +393,9 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
     if (styleOf(el).pointerEvents === 'none' || !boxVisible(el) || hasControlInside(el)) return false;
     const text = textOf(el, 300) || clean(attr(el, 'aria-label') || attr(el, 'title')) || iconName(el);
     if (!text && !handler) return false;
-    clickables.push({ text: text.length > 200 ? text.slice(0, 199) + '…' : text, gated: gatedOf(el) });
+    const clickable: DomClickable = { text: text.length > 200 ? text.slice(0, 199) + '…' : text };
+    if (gatedOf(el)) clickable.gated = true;
+    clickables.push(clickable);
     return true;
   };
   /** Records a control or a clickable; true when the element is one (its descendants are then not clickables of their own). */
@@ -398,19 +409,6 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
     return !insideControl && maybeClickable(el, role);
   };
 
-  // The order must be playwright's aria-snapshot order. Without open shadow roots and aria-owns
-  // that is plain document order, so one native query over the candidates is enough (fast path);
-  // otherwise the walk mirrors playwright's traversal (slots, shadow roots, aria-owns last).
-  const owns = !!doc.querySelector('[aria-owns]');
-  let shadow = false;
-  if (!owns) {
-    for (const e of Array.from(doc.querySelectorAll('*'))) {
-      if (e.shadowRoot) {
-        shadow = true;
-        break;
-      }
-    }
-  }
   if (root && !owns && !shadow) {
     const open: Element[] = [];
     for (const el of Array.from(root.querySelectorAll('a,area,button,input,select,textarea,iframe,frame,[role],[tabindex],' + HANDLER_SELECTOR))) {
@@ -556,6 +554,7 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
 
   return {
     url: doc.URL,
+    baseUrl: doc.baseURI,
     title: clean(doc.title, 300),
     controls,
     clickables,
@@ -568,7 +567,11 @@ function collectDomFacts(opts: DomFactsOptions): DomFacts {
 }
 
 const OPTIONS: DomFactsOptions = { controlRoles: [...CONTROL_ROLES], validRoles: VALID_ROLES };
-/** Returns the facts as one JSON string: playwright's value-by-value serialisation of a big object costs far more than the walk. */
+/**
+ * The facts come back as one JSON string: playwright's value-by-value serialisation of a big
+ * object costs far more than the walk itself. (Sending the source each time costs little: V8's
+ * eval cache compiles it once per document; a cached function handle measured no faster.)
+ */
 const AS_JSON = pageExpression(collectDomFacts, OPTIONS, { asJson: true });
 /** The same facts returned by value: the fallback when the page broke JSON.stringify (old libraries patch toJSON). */
 const AS_VALUE = pageExpression(collectDomFacts, OPTIONS);
@@ -593,6 +596,7 @@ function isFacts(value: unknown): value is DomFacts {
     Array.isArray(v.alerts) &&
     Array.isArray(v.invalid) &&
     typeof v.url === 'string' &&
+    typeof v.baseUrl === 'string' &&
     typeof v.title === 'string'
   );
 }

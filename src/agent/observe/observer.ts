@@ -172,7 +172,7 @@ async function buildRead(page: Page, tracker: PageTracker, readId: string, optio
     controlItems.forEach((item, i) => {
       const dom = pairs[i]! >= 0 ? domControls[pairs[i]!] : undefined;
       if (item.node.role === 'iframe') {
-        iframeGate.set(item.ref, dom ? dom.gated : info.facts?.anyGated !== false);
+        iframeGate.set(item.ref, dom ? dom.gated === true : info.facts?.anyGated !== false);
         return;
       }
       const candidate = controlCandidate(item, dom, info, memo);
@@ -180,35 +180,7 @@ async function buildRead(page: Page, tracker: PageTracker, readId: string, optio
       if (dom) indexMap.set(pairs[i]!, candidate);
     });
 
-    const clickables = info.facts?.clickables ?? [];
-    if (!clickables.length) continue;
-    const others = items.filter((it) => !CONTROL_ROLES.has(it.node.role) && it.node.role !== 'iframe').map((item) => ({ item, text: nodeText(item.node, memo) }));
-    alignClickables(clickables, others).forEach((k, i) => {
-      if (k < 0) return;
-      const { item, text } = others[k]!;
-      const click = clickables[i]!;
-      const own = item.node.role !== 'generic' ? collapse(item.node.name ?? '') : '';
-      const name = clip(own || click.text || text);
-      const nameSource: NameSource = own ? 'accessible' : name ? 'inferred' : 'none';
-      candidates.push({
-        order: item.order,
-        ariaRef: item.ref,
-        frameKey,
-        priority: priorityOf(item, 'clickable'),
-        control: {
-          role: 'clickable',
-          name,
-          nameSource,
-          disabled: false,
-          required: false,
-          invalid: false,
-          gated: click.gated || info.gated,
-          ...(item.group ? { group: item.group } : {}),
-          ...(frameKey ? { frameUrl: info.url } : {}),
-          label: labelFor('clickable', name, item.group),
-        },
-      });
-    });
+    candidates.push(...clickableCandidates(items, info, frameKey, memo));
   }
 
   // Radios: a group is required when any of its radios is.
@@ -251,6 +223,76 @@ async function buildRead(page: Page, tracker: PageTracker, readId: string, optio
   return new LivePageRead(observation, page, tracker, refs);
 }
 
+/**
+ * Clickable elements that are not controls: those the DOM walk found (inline handler, tab stop),
+ * paired with snapshot nodes by text, and those playwright marks cursor=pointer that hold no
+ * control and do not merely repeat a control's name (a label styled as clickable).
+ */
+function clickableCandidates(items: readonly RefItem[], info: FrameInfo, frameKey: string, memo: WeakMap<AriaNode, string>): Candidate[] {
+  const controlItems = items.filter((it) => CONTROL_ROLES.has(it.node.role));
+  const controlOrders = controlItems.map((it) => it.order);
+  const holdsControl = (item: RefItem): boolean => {
+    // controlOrders is sorted: find the first order after the item and see whether it is inside.
+    let lo = 0;
+    let hi = controlOrders.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (controlOrders[mid]! <= item.order) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < controlOrders.length && controlOrders[lo]! <= item.lastOrder;
+  };
+  const others = items.filter((it) => !CONTROL_ROLES.has(it.node.role) && it.node.role !== 'iframe');
+  const out: Candidate[] = [];
+  const claimed: RefItem[] = [];
+  const add = (item: RefItem, name: string, nameSource: NameSource, gated: boolean): void => {
+    claimed.push(item);
+    out.push({
+      order: item.order,
+      ariaRef: item.ref,
+      frameKey,
+      priority: priorityOf(item, 'clickable'),
+      control: {
+        role: 'clickable',
+        name,
+        nameSource,
+        disabled: false,
+        required: false,
+        invalid: false,
+        gated,
+        ...(item.group ? { group: item.group } : {}),
+        ...(frameKey ? { frameUrl: info.url } : {}),
+        label: labelFor('clickable', name, item.group),
+      },
+    });
+  };
+  const ownName = (item: RefItem): string => (item.node.role !== 'generic' ? collapse(item.node.name ?? '') : '');
+
+  const clickables = info.facts?.clickables ?? [];
+  if (clickables.length) {
+    const texts = others.map((item) => ({ item, text: nodeText(item.node, memo) }));
+    alignClickables(clickables, texts).forEach((k, i) => {
+      if (k < 0) return;
+      const { item, text } = texts[k]!;
+      const own = ownName(item);
+      const name = clip(own || clickables[i]!.text || text);
+      add(item, name, own ? 'accessible' : name ? 'inferred' : 'none', clickables[i]!.gated === true || info.gated);
+    });
+  }
+
+  const controlNames = new Set(controlItems.map((it) => collapse(it.node.name ?? '').toLowerCase()).filter(Boolean));
+  const overlapsClaimed = (item: RefItem): boolean => claimed.some((c) => (c.order >= item.order && c.order <= item.lastOrder) || (item.order >= c.order && item.order <= c.lastOrder));
+  for (const item of others) {
+    if (item.node.cursor !== 'pointer' || holdsControl(item) || overlapsClaimed(item)) continue;
+    const text = nodeText(item.node, memo);
+    if (!text || text.length > 80 || controlNames.has(text.toLowerCase())) continue;
+    const own = ownName(item);
+    // No DOM record for these: a frame with a human gate anywhere gates them.
+    add(item, clip(own || text), own ? 'accessible' : 'inferred', info.gated || info.facts?.anyGated !== false);
+  }
+  return out;
+}
+
 function controlCandidate(item: RefItem, dom: DomControl | undefined, info: FrameInfo, memo: WeakMap<AriaNode, string>): Candidate {
   const node = item.node;
   const role = node.role;
@@ -260,10 +302,10 @@ function controlCandidate(item: RefItem, dom: DomControl | undefined, info: Fram
     name,
     nameSource,
     disabled: node.disabled === true,
-    required: dom?.required ?? false,
+    required: dom?.required === true,
     invalid: (node.invalid !== undefined && node.invalid !== false) || dom?.invalid === true,
     // Without DOM facts we cannot tell; a frame that has a human gate anywhere gates the unknown.
-    gated: info.gated || (dom ? dom.gated : info.facts?.anyGated !== false),
+    gated: info.gated || (dom ? dom.gated === true : info.facts?.anyGated !== false),
     label: '',
   };
   if (dom?.type) control.inputType = dom.type;
@@ -283,11 +325,14 @@ function controlCandidate(item: RefItem, dom: DomControl | undefined, info: Fram
     if (selected.length) control.selected = selected.join(', ');
   }
   if (item.group && item.group !== name) control.group = item.group;
+  // URLs are resolved here, not in the page; a link's raw href comes from the snapshot (playwright's world) first.
+  const base = info.facts?.baseUrl || info.url;
   if (role === 'link') {
-    const href = dom?.href ?? absolute(node.url, info.url);
+    const href = absolute(node.url ?? dom?.href, base);
     if (href) control.href = href;
-  } else if (dom?.action) {
-    control.href = dom.action;
+  } else if (dom?.action !== undefined) {
+    const action = dom.action ? absolute(dom.action, base) : absolute(info.facts?.url ?? info.url, info.url);
+    if (action) control.href = action;
   }
   if (item.frameKey) control.frameUrl = info.url;
   control.label = labelFor(role, name, control.group);

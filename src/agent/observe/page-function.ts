@@ -12,3 +12,4 @@ export function pageExpression<A>(fn: (arg: A) => unknown, arg: A, options: { as
   const call = `(${fn.toString()})(${JSON.stringify(arg)})`;
   return `(() => { const __name = (f) => f; return ${options.asJson ? `JSON.stringify(${call})` : call}; })()`;
 }
+

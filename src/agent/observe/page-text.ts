@@ -47,7 +47,8 @@ export function readPageText(roots: readonly AriaChild[]): PageText {
       const text = collapse(child.name ?? '') || nodeText(child, memo);
       if (text) headings.push(text);
     }
-    if (SKIP_ROLES.has(child.role) || VALUE_ROLES.has(child.role)) return;
+    // Controls are listed with their names; their insides (an icon's alt text) would only repeat them.
+    if (SKIP_ROLES.has(child.role) || VALUE_ROLES.has(child.role) || QUIET_ROLES.has(child.role)) return;
     if (child.role === 'main' && !inMain && !inFrame) {
       // Main content goes first: write it to its own list.
       flush();
@@ -74,7 +75,7 @@ export function readPageText(roots: readonly AriaChild[]): PageText {
     }
     if (node.text !== undefined) current.push(node.text);
     else if (node.children?.length) for (const c of node.children) visit(c, inFrame, inMain);
-    else if (node.name && !QUIET_ROLES.has(node.role)) current.push(node.name);
+    else if (node.name) current.push(node.name);
   };
 
   for (const root of roots) visit(root, false, false);

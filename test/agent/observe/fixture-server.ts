@@ -48,15 +48,20 @@ export async function startFixtureServer(): Promise<FixtureServer> {
 
 /** One Chromium per test file, a fresh context per test. */
 export class FixtureBrowser {
-  private browser: Browser | undefined;
+  private instance: Browser | undefined;
   private contexts: BrowserContext[] = [];
 
   async start(): Promise<void> {
-    this.browser = await launchChromium({ hostResolverRules: 'MAP * 127.0.0.1' });
+    this.instance = await launchChromium({ hostResolverRules: 'MAP * 127.0.0.1' });
+  }
+
+  browser(): Browser {
+    if (!this.instance) throw new Error('FixtureBrowser.start() first');
+    return this.instance;
   }
 
   async page(): Promise<Page> {
-    const context = await this.browser!.newContext();
+    const context = await this.browser().newContext();
     this.contexts.push(context);
     return context.newPage();
   }
@@ -67,6 +72,6 @@ export class FixtureBrowser {
 
   async stop(): Promise<void> {
     await this.closeContexts();
-    await this.browser?.close();
+    await this.instance?.close();
   }
 }

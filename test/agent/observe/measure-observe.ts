@@ -4,9 +4,11 @@
  *
  *   npx tsx test/agent/observe/measure-observe.ts [rounds]
  *
- * Runs are interleaved (bare, observe, bare, observe...) so machine load hits both alike.
+ * Runs are interleaved (bare, observe, bare, observe...) so machine load hits both alike. Besides
+ * wall time it reports CPU time (this Node process + every Chromium process), which shared,
+ * overloaded machines distort far less.
  */
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { executeAction } from '../../../src/agent/act/executor';
 import { PageObserver } from '../../../src/agent/observe/observer';
 import { FixtureBrowser, startFixtureServer } from './fixture-server';
@@ -24,6 +26,19 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
   await fn();
   return performance.now() - t;
+}
+
+/** CPU milliseconds used by this process and all of Chromium's processes while `fn` runs. */
+async function cpu(session: CDPSession, fn: () => Promise<unknown>): Promise<number> {
+  const chromium = async () => {
+    const info = (await session.send('SystemInfo.getProcessInfo')) as { processInfo: { cpuTime: number }[] };
+    return info.processInfo.reduce((sum, p) => sum + p.cpuTime, 0) * 1000;
+  };
+  const before = await chromium();
+  const node = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(node);
+  return (await chromium()) - before + (used.user + used.system) / 1000;
 }
 
 async function main(): Promise<void> {
@@ -55,10 +70,21 @@ async function main(): Promise<void> {
       ratios.push(o / b);
     }
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-    console.log(`bare ariaSnapshot(ai):     ${fmt(stats(bare))}`);
-    console.log(`bare ariaSnapshotJSON(ai): ${fmt(stats(json))}`);
-    console.log(`observer.read:             ${fmt(stats(observed))}`);
-    console.log(`ratio observe/bare: median of paired ratios ${stats(ratios).median.toFixed(2)}, ratio of totals ${(sum(observed) / sum(bare)).toFixed(2)}`);
+    console.log(`wall  bare ariaSnapshot(ai):     ${fmt(stats(bare))}`);
+    console.log(`wall  bare ariaSnapshotJSON(ai): ${fmt(stats(json))}`);
+    console.log(`wall  observer.read:             ${fmt(stats(observed))}`);
+    console.log(`wall  ratio observe/bare: median of paired ratios ${stats(ratios).median.toFixed(2)}, ratio of totals ${(sum(observed) / sum(bare)).toFixed(2)}`);
+
+    const session = await browser.browser().newBrowserCDPSession();
+    const cpuBare: number[] = [];
+    const cpuObserved: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      cpuBare.push(await cpu(session, () => page.ariaSnapshot({ mode: 'ai' })));
+      cpuObserved.push(await cpu(session, () => observer.read(page)));
+    }
+    console.log(`cpu   bare ariaSnapshot(ai):     ${fmt(stats(cpuBare))}`);
+    console.log(`cpu   observer.read:             ${fmt(stats(cpuObserved))}`);
+    console.log(`cpu   ratio observe/bare: ratio of medians ${(stats(cpuObserved).median / stats(cpuBare).median).toFixed(2)}, ratio of totals ${(sum(cpuObserved) / sum(cpuBare)).toFixed(2)}`);
 
     // unknown_ref after a re-render.
     const rerender = await browser.page();
