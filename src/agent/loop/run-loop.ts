@@ -445,8 +445,10 @@ export class RunLoop {
 
     const verdict = checkAction(action, this.guardContext(read));
     if (verdict.verdict === 'block') {
-      this.o.listener?.log?.(`  blocked: ${verdict.reason}`);
-      return { ...base, verdict, outcome: { status: 'blocked', message: verdict.reason, ms: ms() } };
+      // A ref from another read goes back to the model as `unknown_ref`: an error it can act on, never a click.
+      const status = verdict.rule === 'unknown-ref' ? 'unknown_ref' : 'blocked';
+      this.o.listener?.log?.(`  ${status}: ${verdict.reason}`);
+      return { ...base, verdict, outcome: { status, message: verdict.reason, ms: ms() } };
     }
     let approval: StepAction['approval'];
     if (verdict.verdict === 'needs_approval') {
