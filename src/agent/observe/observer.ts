@@ -81,7 +81,8 @@ export class PageObserver implements Observer {
     const tracker = trackerFor(page);
     const readId = `r${++readSeq}`;
     tracker.latestReadId = readId;
-    await page.waitForLoadState('domcontentloaded', { timeout: READ_TIMEOUT_MS }).catch(() => undefined);
+    // No load-state wait here: page.goto and the executor's settle step already waited for it,
+    // and every extra playwright call costs a stack capture and a round trip.
 
     // A navigation during the read would leave refs that never resolve: read again (twice at most).
     for (let attempt = 0; ; attempt++) {

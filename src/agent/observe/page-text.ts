@@ -67,7 +67,8 @@ export function readPageText(roots: readonly AriaChild[]): PageText {
   const visitChildren = (node: AriaNode, inFrame: boolean, inMain: boolean): void => {
     if (node.name && NAMED_CONTAINERS.has(node.role) && (node.text !== undefined || node.children?.length)) {
       const name = collapse(node.name);
-      if (!nodeText(node, memo).startsWith(name)) {
+      // Print the name unless the content starts with it (a heading that is also the dialog's name).
+      if (!leadingText(node).startsWith(name)) {
         flush();
         current.push(name);
         flush();
@@ -81,6 +82,21 @@ export function readPageText(roots: readonly AriaChild[]): PageText {
   for (const root of roots) visit(root, false, false);
   flush();
   return { lines: [...mainLines, ...otherLines], headings };
+}
+
+/** The first text a node prints (its first string or the name of its first child), cheaply. */
+function leadingText(node: AriaNode): string {
+  if (node.text !== undefined) return collapse(node.text);
+  for (const child of node.children ?? []) {
+    if (typeof child === 'string') {
+      const text = collapse(child);
+      if (text) return text;
+      continue;
+    }
+    const text = child.name ? collapse(child.name) : leadingText(child);
+    if (text) return text;
+  }
+  return '';
 }
 
 /** Joins lines up to `budget` characters, cutting at a word boundary where one is near. */

@@ -5,8 +5,8 @@
  *   npx tsx test/agent/observe/measure-observe.ts [rounds]
  *
  * Runs are interleaved (bare, observe, bare, observe...) so machine load hits both alike. Besides
- * wall time it reports CPU time (this Node process + every Chromium process), which shared,
- * overloaded machines distort far less.
+ * wall time it reports CPU time (the renderer main thread's clock + this Node process), which a
+ * shared, overloaded machine distorts far less than wall time.
  */
 import type { CDPSession, Page } from 'playwright-core';
 import { executeAction } from '../../../src/agent/act/executor';
@@ -28,17 +28,24 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
-/** CPU milliseconds used by this process and all of Chromium's processes while `fn` runs. */
-async function cpu(session: CDPSession, fn: () => Promise<unknown>): Promise<number> {
-  const chromium = async () => {
-    const info = (await session.send('SystemInfo.getProcessInfo')) as { processInfo: { cpuTime: number }[] };
-    return info.processInfo.reduce((sum, p) => sum + p.cpuTime, 0) * 1000;
+interface CpuSample {
+  /** CPU time of the page's renderer main thread (where the snapshot and the DOM walk run). */
+  renderer: number;
+  /** CPU time of this Node process (playwright's client and server, the observer's own work). */
+  node: number;
+}
+
+/** CPU milliseconds `fn` costs, from the renderer's thread clock (Performance.getMetrics with threadTicks) and process.cpuUsage. */
+async function cpu(session: CDPSession, fn: () => Promise<unknown>): Promise<CpuSample> {
+  const threadTime = async () => {
+    const { metrics } = (await session.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    return (metrics.find((m) => m.name === 'ThreadTime')?.value ?? 0) * 1000;
   };
-  const before = await chromium();
+  const before = await threadTime();
   const node = process.cpuUsage();
   await fn();
   const used = process.cpuUsage(node);
-  return (await chromium()) - before + (used.user + used.system) / 1000;
+  return { renderer: (await threadTime()) - before, node: (used.user + used.system) / 1000 };
 }
 
 async function main(): Promise<void> {
@@ -75,16 +82,25 @@ async function main(): Promise<void> {
     console.log(`wall  observer.read:             ${fmt(stats(observed))}`);
     console.log(`wall  ratio observe/bare: median of paired ratios ${stats(ratios).median.toFixed(2)}, ratio of totals ${(sum(observed) / sum(bare)).toFixed(2)}`);
 
-    const session = await browser.browser().newBrowserCDPSession();
-    const cpuBare: number[] = [];
-    const cpuObserved: number[] = [];
+    const session = await page.context().newCDPSession(page);
+    await session.send('Performance.enable', { timeDomain: 'threadTicks' } as never);
+    const empty: CpuSample[] = [];
+    const cpuBare: CpuSample[] = [];
+    const cpuObserved: CpuSample[] = [];
     for (let i = 0; i < rounds; i++) {
+      empty.push(await cpu(session, async () => undefined));
       cpuBare.push(await cpu(session, () => page.ariaSnapshot({ mode: 'ai' })));
       cpuObserved.push(await cpu(session, () => observer.read(page)));
     }
-    console.log(`cpu   bare ariaSnapshot(ai):     ${fmt(stats(cpuBare))}`);
-    console.log(`cpu   observer.read:             ${fmt(stats(cpuObserved))}`);
-    console.log(`cpu   ratio observe/bare: ratio of medians ${(stats(cpuObserved).median / stats(cpuBare).median).toFixed(2)}, ratio of totals ${(sum(cpuObserved) / sum(cpuBare)).toFixed(2)}`);
+    const base = stats(empty.map((c) => c.renderer)).median;
+    const total = (c: CpuSample) => c.renderer - base + c.node;
+    const line = (label: string, xs: CpuSample[]) =>
+      `cpu   ${label} renderer ${stats(xs.map((c) => c.renderer - base)).median.toFixed(1)} + node ${stats(xs.map((c) => c.node)).median.toFixed(1)} = ${fmt(stats(xs.map(total)))}`;
+    console.log(line('bare ariaSnapshot(ai):', cpuBare));
+    console.log(line('observer.read:        ', cpuObserved));
+    console.log(
+      `cpu   ratio observe/bare: ratio of medians ${(stats(cpuObserved.map(total)).median / stats(cpuBare.map(total)).median).toFixed(2)}, ratio of totals ${(sum(cpuObserved.map(total)) / sum(cpuBare.map(total))).toFixed(2)}`,
+    );
 
     // unknown_ref after a re-render.
     const rerender = await browser.page();

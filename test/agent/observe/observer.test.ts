@@ -179,6 +179,37 @@ describe('observer limits', () => {
   });
 });
 
+describe('awkward pages', () => {
+  it('follows playwright\'s order through shadow roots and aria-owns, and acts inside a shadow root', async () => {
+    const page = await browser.page();
+    await page.goto(server.url('shadow-form.html'));
+    const read = await observer.read(page);
+    const o = read.observation;
+    const names = o.controls.map((c) => c.name);
+    expect(names).toEqual(['First field', 'Phone number', 'Save phone', 'Last field', 'Owned button']);
+    expect(byName(o.controls, 'textbox', 'Phone number')).toMatchObject({ inputType: 'tel', value: '0800' });
+    expect(byName(o.controls, 'textbox', 'Last field')).toMatchObject({ inputType: 'text', value: 'three' });
+    expect(byName(o.controls, 'button', 'Owned button').group).toBe('Owned');
+
+    const phone = byName(o.controls, 'textbox', 'Phone number');
+    expect((await executeAction(page, read, { type: 'fill', ref: phone.ref, field: 'phone' }, '0900 123')).status).toBe('done');
+    const save = byName(o.controls, 'button', 'Save phone');
+    expect((await executeAction(page, read, { type: 'click', ref: save.ref })).status).toBe('done');
+    expect(await page.evaluate(() => (window as unknown as { saved?: string }).saved)).toBe('0900 123');
+  });
+
+  it('still reads the DOM facts when the page broke JSON and URL', async () => {
+    const page = await browser.page();
+    await page.goto(server.url('hostile-globals.html'));
+    const o = (await observer.read(page)).observation;
+    expect(byName(o.controls, 'textbox', 'Applicant name')).toMatchObject({ inputType: 'text', value: 'Ravi' });
+    expect(byName(o.controls, 'textbox', 'Password').inputType).toBe('password');
+    expect(byName(o.controls, 'button', 'Continue').href).toBe(server.url('submitted.html'));
+    expect(o.hasPasswordField).toBe(true);
+    expect(JSON.stringify(o)).not.toContain('SECRET');
+  });
+});
+
 describe('passwords', () => {
   it('never reads a password value into the observation', async () => {
     const page = await browser.page();
