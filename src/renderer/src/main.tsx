@@ -1,7 +1,17 @@
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { connectConsole } from './api-client';
+import { App } from './app';
+import { ModelContext } from './console-context';
+import { ConsoleModel } from './console-model';
+import './styles.css';
 
-function App() {
-  return <h1>Portal Desk</h1>;
-}
+const model = new ConsoleModel(connectConsole());
 
-createRoot(document.getElementById('root')!).render(<App />);
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <ModelContext.Provider value={model}>
+      <App />
+    </ModelContext.Provider>
+  </StrictMode>,
+);

@@ -1,0 +1,46 @@
+import type { StepAction } from '../../../shared/run';
+import { describeAction } from '../action-text';
+import type { CaseValues } from '../case-values';
+import { OutcomeTag, VerdictChip } from './chips';
+
+/** The actions of one step: what, on which element, the guard's verdict, the case field behind a value, what happened. */
+export function StepActions({ actions, values }: { actions: readonly StepAction[]; values: CaseValues | null }) {
+  if (actions.length === 0) return null;
+  return (
+    <ul className="actions">
+      {actions.map((a, i) => (
+        <li key={i} className={`action action-${a.outcome.status}`}>
+          <VerdictChip verdict={a.verdict.verdict} rule={a.verdict.rule} />
+          <div className="action-body">
+            <span className="action-text">{describeAction(a.action, a.element)}</span>
+            <Provenance action={a} values={values} />
+            {a.verdict.verdict !== 'allow' && <span className="guard-reason">{a.verdict.reason}</span>}
+            {a.approval && (
+              <span className={`approval approval-${a.approval.decision}`}>
+                {a.approval.decision === 'approve' ? 'approved' : 'denied'} by {a.approval.by}
+                {a.approval.note ? ` — “${a.approval.note}”` : ''}
+              </span>
+            )}
+            <OutcomeTag status={a.outcome.status} />
+            {a.outcome.message && (a.outcome.status !== 'done' || a.action.type === 'done') && <span className="outcome-message">{a.outcome.message}</span>}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Provenance({ action, values }: { action: StepAction; values: CaseValues | null }) {
+  const p = action.verdict.provenance;
+  const field = p?.field ?? ('field' in action.action && typeof action.action.field === 'string' ? action.action.field : undefined);
+  if (!field) return null;
+  const source = p?.source ?? 'case';
+  if (source === 'otp') return <span className="provenance">← one-time code typed by the clerk (not shown)</span>;
+  const value = source === 'clerk' ? values?.clerk[field] : values?.fields[field];
+  return (
+    <span className="provenance">
+      ← {source === 'clerk' ? 'clerk answer' : 'case field'} <code>{field}</code>
+      {value !== undefined && <span className="value"> “{String(value)}”</span>}
+    </span>
+  );
+}

@@ -1,0 +1,272 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { VerifyResult } from '../../../shared/console-api';
+import type { StepRecord } from '../../../shared/run';
+import { caseValues } from '../case-values';
+import { useConsoleState, useModel } from '../console-context';
+import { messageOf } from '../console-model';
+import { go } from '../route';
+import { isLive } from '../status';
+import { isTyping } from '../parts/approval-card';
+import { StatusChip } from '../parts/chips';
+import { StepScreenshot } from '../parts/screenshot';
+import { StepActions } from '../parts/step-actions';
+import { pageName, timeOf } from '../parts/step-entry';
+
+/** For auditors: a run step by step (← →), whether its hash chain holds, and the HTML export. */
+export function ReplayScreen({ runId }: { runId: string | undefined }) {
+  const state = useConsoleState();
+  const runs = [...state.runs.values()].sort((a, b) => b.run.startedAt.localeCompare(a.run.startedAt));
+  const chosen = runId ?? runs.find((v) => !isLive(v))?.run.id;
+
+  return (
+    <div className="screen replay-screen">
+      <div className="replay-picker">
+        <label>
+          Run
+          <select value={chosen ?? ''} onChange={(e) => go({ name: 'replay', runId: e.target.value })} aria-label="Run to replay">
+            {!chosen && <option value="">— choose a run —</option>}
+            {runs.map((v) => (
+              <option key={v.run.id} value={v.run.id}>
+                {v.run.caseId} · {v.run.status} · {new Date(v.run.startedAt).toLocaleString()}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {chosen ? <Replay key={chosen} runId={chosen} /> : <p className="empty">No runs to replay yet.</p>}
+    </div>
+  );
+}
+
+function Replay({ runId }: { runId: string }) {
+  const model = useModel();
+  const state = useConsoleState();
+  const view = state.runs.get(runId);
+  const steps = state.steps.get(runId) ?? [];
+  const [at, setAt] = useState(0);
+  const [verify, setVerify] = useState<VerifyResult | 'checking' | { error: string }>('checking');
+  const [exported, setExported] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  useEffect(() => {
+    void model.loadSteps(runId);
+  }, [model, runId]);
+
+  const check = useCallback(async () => {
+    setVerify('checking');
+    try {
+      setVerify(await model.api.verifyRun({ runId }));
+    } catch (err) {
+      setVerify({ error: messageOf(err) });
+    }
+  }, [model, runId]);
+  useEffect(() => {
+    void check();
+  }, [check]);
+
+  const last = steps.length - 1;
+  const index = Math.min(at, Math.max(last, 0));
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === 'ArrowRight') setAt((i) => Math.min(i + 1, last));
+      else if (e.key === 'ArrowLeft') setAt((i) => Math.max(i - 1, 0));
+      else if (e.key === 'Home') setAt(0);
+      else if (e.key === 'End') setAt(last);
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [last]);
+
+  const exportHtml = async () => {
+    setProblem(null);
+    try {
+      const { html, fileName } = await model.api.exportRun({ runId });
+      const url = URL.createObjectURL(new Blob([html], { type: 'text/html' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = fileName;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      setExported(`${fileName} (${Math.round(html.length / 1024)} KB)`);
+    } catch (err) {
+      setProblem(messageOf(err));
+    }
+  };
+
+  if (!view) return <p className="empty">Loading run…</p>;
+  const step = steps[index];
+  const values = caseValues(view.run);
+  return (
+    <>
+      <header className="replay-head panel">
+        <div className="replay-title">
+          <StatusChip status={view.run.status} />
+          <strong>{view.run.caseId}</strong>
+          <span className="sub">
+            {view.run.clientId} · {view.run.portal} · started {new Date(view.run.startedAt).toLocaleString()}
+            {view.run.applicationNumber ? ` · application ${view.run.applicationNumber}` : ''}
+          </span>
+        </div>
+        <VerifyBadge verify={verify} onRecheck={() => void check()} />
+        <div className="replay-export">
+          <button type="button" className="btn btn-secondary" onClick={() => void exportHtml()}>
+            Export HTML report
+          </button>
+          {exported && <span className="sub">Downloaded {exported}</span>}
+        </div>
+      </header>
+      {problem && <p className="banner banner-failed">{problem}</p>}
+      {steps.length === 0 ? (
+        <p className="empty">This run has no recorded steps.</p>
+      ) : (
+        <>
+          <Scrubber steps={steps} at={index} onPick={setAt} broken={typeof verify === 'object' && 'ok' in verify && !verify.ok ? verify.brokenStep : null} />
+          {step && <StepDetail step={step} values={values} />}
+        </>
+      )}
+    </>
+  );
+}
+
+function VerifyBadge({ verify, onRecheck }: { verify: VerifyResult | 'checking' | { error: string }; onRecheck: () => void }) {
+  let text: string;
+  let tone: string;
+  if (verify === 'checking') {
+    text = 'Checking the hash chain…';
+    tone = 'idle';
+  } else if ('error' in verify) {
+    text = `Could not check: ${verify.error}`;
+    tone = 'failed';
+  } else if (verify.ok) {
+    text = `Intact — ${verify.steps} step${verify.steps === 1 ? '' : 's'} verified`;
+    tone = 'done';
+  } else {
+    text = `Broken at step ${verify.brokenStep}: ${verify.problem}`;
+    tone = 'failed';
+  }
+  return (
+    <div className={`verify verify-${tone}`} role="status" aria-label="Chain verification">
+      <span>{text}</span>
+      {verify !== 'checking' && 'ok' in verify && verify.ok && verify.headHash && <span className="mono sub">head {verify.headHash.slice(0, 16)}…</span>}
+      <button type="button" className="btn btn-quiet" onClick={onRecheck}>
+        Verify again
+      </button>
+    </div>
+  );
+}
+
+/** The steps as a track of ticks, coloured by what happened in each. */
+function Scrubber({ steps, at, onPick, broken }: { steps: readonly StepRecord[]; at: number; onPick: (i: number) => void; broken: number | null }) {
+  return (
+    <div className="scrubber panel" aria-label="Timeline">
+      <button type="button" className="btn btn-quiet" onClick={() => onPick(Math.max(at - 1, 0))} disabled={at === 0} aria-label="Previous step">
+        ‹ Previous
+      </button>
+      <ol className="ticks">
+        {steps.map((s, i) => (
+          <li key={s.index}>
+            <button
+              type="button"
+              className={`tick tick-${tickTone(s)}${i === at ? ' tick-current' : ''}${broken !== null && s.index >= broken ? ' tick-broken' : ''}`}
+              aria-current={i === at ? 'step' : undefined}
+              aria-label={`Step ${s.index}: ${pageName(s)}`}
+              title={`#${s.index} ${pageName(s)}`}
+              onClick={() => onPick(i)}
+            >
+              {s.index}
+            </button>
+          </li>
+        ))}
+      </ol>
+      <button type="button" className="btn btn-quiet" onClick={() => onPick(Math.min(at + 1, steps.length - 1))} disabled={at === steps.length - 1} aria-label="Next step">
+        Next ›
+      </button>
+      <span className="scrub-pos" aria-live="polite">
+        #{steps[at]?.index ?? 0} · {at + 1} of {steps.length}
+      </span>
+      <span className="scrub-keys">
+        <kbd>←</kbd>
+        <kbd>→</kbd> step · <kbd>Home</kbd>
+        <kbd>End</kbd>
+      </span>
+    </div>
+  );
+}
+
+function tickTone(step: StepRecord): string {
+  const statuses = step.actions.map((a) => a.outcome.status);
+  if (statuses.some((s) => s === 'blocked' || s === 'error' || s === 'denied')) return 'bad';
+  if (step.actions.some((a) => a.verdict.verdict === 'needs_approval')) return 'gated';
+  if (step.events.some((e) => e.type === 'bot_challenge')) return 'bad';
+  if (step.actions.length === 0) return 'code';
+  return 'ok';
+}
+
+function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typeof caseValues> }) {
+  const o = step.observation;
+  return (
+    <section className="step-detail" aria-label={`Step ${step.index}`}>
+      <div className="detail-shot">
+        <StepScreenshot hash={step.screenshotHash} alt={`Step ${step.index}: the page the agent read`} size="large" />
+        <p className="shot-caption">The page as the agent read it, before this step’s actions. Password fields are masked.</p>
+      </div>
+      <div className="detail-body panel">
+        <h2>
+          #{step.index} {pageName(step)}
+        </h2>
+        <dl className="facts">
+          <dt>Page</dt>
+          <dd>{o.title}</dd>
+          <dt>Address</dt>
+          <dd className="mono">{o.url}</dd>
+          <dt>Time</dt>
+          <dd>
+            {timeOf(step.startedAt)} – {timeOf(step.endedAt)}
+          </dd>
+          <dt>Controls</dt>
+          <dd>
+            {o.controls.length} read{o.omittedControls ? `, ${o.omittedControls} left out` : ''}
+          </dd>
+          {step.model && (
+            <>
+              <dt>Planner</dt>
+              <dd>
+                {step.model.planner}
+                {step.model.model ? ` · ${step.model.model}` : ''} · {Math.round(step.model.ms)} ms
+                {step.model.imageSent ? ' · screenshot sent' : ''}
+              </dd>
+            </>
+          )}
+        </dl>
+        {o.errors.length > 0 && (
+          <ul className="page-errors">
+            {o.errors.map((e, i) => (
+              <li key={i}>Page error{e.field ? ` (${e.field})` : ''}: {e.message}</li>
+            ))}
+          </ul>
+        )}
+        <h3>Reasoning</h3>
+        <p className="reasoning">{step.reasoning || '—'}</p>
+        {step.events.length > 0 && (
+          <>
+            <h3>What code did or saw</h3>
+            <ul className="events">
+              {step.events.map((e, i) => (
+                <li key={i}>
+                  <span className="event-type">{e.type.replace(/_/g, ' ')}</span> {e.message}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        <h3>Actions</h3>
+        {step.actions.length === 0 ? <p className="muted">None: code handled this page.</p> : <StepActions actions={step.actions} values={values} />}
+      </div>
+    </section>
+  );
+}

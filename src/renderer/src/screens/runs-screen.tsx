@@ -1,0 +1,167 @@
+import { useState } from 'react';
+import type { CaseSummary, PortalSummary, RunView } from '../../../shared/console-api';
+import { useConsoleState, useModel } from '../console-context';
+import { messageOf } from '../console-model';
+import { go, href } from '../route';
+import { isLive, isWaiting, reasonLine } from '../status';
+import { StatusChip } from '../parts/chips';
+import { timeOf } from '../parts/step-entry';
+
+/** The queue: runs with their status and one-line reason, and the case files ready to start. */
+export function RunsScreen() {
+  const state = useConsoleState();
+  const runs = [...state.runs.values()].sort((a, b) => b.run.startedAt.localeCompare(a.run.startedAt));
+  const waiting = runs.filter(isWaiting);
+  const portals = new Map((state.portals ?? []).map((p) => [p.id, p]));
+
+  return (
+    <div className="screen runs-screen">
+      {waiting.length > 0 && (
+        <section className="waiting-strip" aria-label="Waiting for you">
+          <h2>Waiting for you</h2>
+          <ul>
+            {waiting.map((v) => (
+              <li key={v.run.id}>
+                <a href={href({ name: 'run', runId: v.run.id })} className="waiting-link">
+                  <strong>{v.run.caseId}</strong> — {reasonLine(v)}
+                  <span className="go">Open →</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <div className="runs-columns">
+        <section className="panel" aria-label="Runs">
+          <h2>Runs</h2>
+          {runs.length === 0 ? <p className="empty">No runs yet. Start one from a case file.</p> : <RunTable runs={runs} />}
+        </section>
+        <section className="panel cases-panel" aria-label="Case files">
+          <h2>Case files</h2>
+          {state.cases === null ? (
+            <p className="empty">Loading…</p>
+          ) : state.cases.length === 0 ? (
+            <p className="empty">No case files in the cases folder.</p>
+          ) : (
+            <ul className="case-list">
+              {state.cases.map((c) => (
+                <CaseRow key={c.file} summary={c} portal={portals.get(c.portal)} liveRun={runs.find((v) => isLive(v) && v.run.caseId === c.caseId)} anthropicReady={!!state.model?.keyPresent} />
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function RunTable({ runs }: { runs: RunView[] }) {
+  return (
+    <table className="run-table">
+      <thead>
+        <tr>
+          <th>Status</th>
+          <th>Case</th>
+          <th>Where it is</th>
+          <th>Steps</th>
+          <th>Started</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((v) => (
+          <tr key={v.run.id} className={isWaiting(v) ? 'row-waiting' : undefined} data-run={v.run.id}>
+            <td>
+              <StatusChip status={v.run.status} />
+            </td>
+            <td>
+              <a href={href({ name: 'run', runId: v.run.id })} className="case-link">
+                {v.run.caseId}
+              </a>
+              <div className="sub">
+                {v.run.clientId} · {v.run.portal}
+              </div>
+            </td>
+            <td className="reason" title={reasonLine(v)}>
+              {reasonLine(v)}
+            </td>
+            <td>{v.run.stepCount}</td>
+            <td>{timeOf(v.run.startedAt)}</td>
+            <td className="row-links">
+              <a href={href({ name: 'run', runId: v.run.id })}>Open</a>
+              {!isLive(v) && <a href={href({ name: 'replay', runId: v.run.id })}>Replay</a>}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CaseRow({ summary, portal, liveRun, anthropicReady }: { summary: CaseSummary; portal: PortalSummary | undefined; liveRun: RunView | undefined; anthropicReady: boolean }) {
+  const model = useModel();
+  const [planner, setPlanner] = useState<'rules' | 'anthropic'>('rules');
+  const [layout, setLayout] = useState<'original' | 'redesigned'>('original');
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const lab = portal?.lab ?? false;
+
+  const start = async () => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { runId } = await model.api.startRun({ file: summary.file, planner, ...(lab ? { layout } : {}) });
+      await model.loadRun(runId).catch(() => undefined);
+      go({ name: 'run', runId });
+    } catch (err) {
+      setProblem(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li className={`case-row${summary.problem ? ' case-broken' : ''}`} data-case={summary.caseId}>
+      <div className="case-id">{summary.caseId}</div>
+      <div className="sub">
+        {summary.clientId || '?'} · {portal?.name ?? summary.portal} · {summary.task}
+      </div>
+      {summary.problem ? (
+        <p className="problem">
+          Cannot run: {summary.problem} <span className="file">({summary.file})</span>
+        </p>
+      ) : (
+        <div className="start-row">
+          <label>
+            Planner
+            <select value={planner} onChange={(e) => setPlanner(e.target.value as 'rules' | 'anthropic')} aria-label={`Planner for ${summary.caseId}`}>
+              <option value="rules">rules (offline)</option>
+              <option value="anthropic" disabled={!anthropicReady}>
+                Claude{anthropicReady ? '' : ' (no API key)'}
+              </option>
+            </select>
+          </label>
+          {lab && (
+            <label>
+              Lab layout
+              <select value={layout} onChange={(e) => setLayout(e.target.value as 'original' | 'redesigned')} aria-label={`Layout for ${summary.caseId}`}>
+                <option value="original">original</option>
+                <option value="redesigned">redesigned</option>
+              </select>
+            </label>
+          )}
+          {liveRun ? (
+            <a className="btn btn-secondary" href={href({ name: 'run', runId: liveRun.run.id })}>
+              Running — open
+            </a>
+          ) : (
+            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void start()} aria-label={`Start ${summary.caseId}`}>
+              {busy ? 'Starting…' : 'Start run'}
+            </button>
+          )}
+        </div>
+      )}
+      {problem && <p className="problem">{problem}</p>}
+    </li>
+  );
+}
