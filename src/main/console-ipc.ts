@@ -1,0 +1,64 @@
+import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import type { ConsoleEvent } from '../shared/console-api';
+import { CALL_CHANNEL, EVENT_CHANNEL } from '../preload/channels';
+import { isConsoleMethod, senderDecision, type ConsoleOrigin, type IpcAnswer } from './console-policy';
+import type { Report } from './session-hardening';
+
+/** What the IPC bridge needs of the console service. */
+export interface ConsoleHandler {
+  handle(method: string, params: unknown): Promise<unknown>;
+  subscribe(listener: (event: ConsoleEvent) => void): () => void;
+}
+
+export interface ConsoleIpcOptions {
+  service: ConsoleHandler;
+  /** The console window's webContents (undefined once it is closed). */
+  consoleContents: () => WebContents | undefined;
+  origin: ConsoleOrigin;
+  /** Wraps `startRun` (the shell learns which client and portal the run's view belongs to). */
+  startRun: (params: unknown) => Promise<unknown>;
+  report: Report;
+}
+
+/**
+ * `ipcMain.handle(CALL_CHANNEL)`: each call is checked in this order, and refused with a
+ * one-line reason at the first failure: the sender (the console window's main frame, showing
+ * the console), the method (one of the contract's), then the parameters (the console service
+ * validates them with the contract's zod schema, and its result too). Events go to the console
+ * window only. Returns the function that removes both.
+ */
+export function wireConsoleIpc(options: ConsoleIpcOptions): () => void {
+  const { service, report } = options;
+  ipcMain.handle(CALL_CHANNEL, async (event: IpcMainInvokeEvent, method: unknown, params: unknown): Promise<IpcAnswer> => {
+    const frame = event.senderFrame;
+    const mainFrame = event.sender.mainFrame;
+    const verdict = senderDecision(
+      {
+        webContentsId: event.sender.id,
+        frameUrl: frame?.url,
+        isMainFrame: !!frame && frame.parent === null && frame.processId === mainFrame.processId && frame.routingId === mainFrame.routingId,
+      },
+      options.consoleContents()?.id,
+      options.origin,
+    );
+    if (!verdict.allow) {
+      report(`Refused a console call: ${verdict.reason}`);
+      return { ok: false, error: verdict.reason };
+    }
+    if (!isConsoleMethod(method)) return { ok: false, error: `Unknown console method "${String(method).slice(0, 60)}"` };
+    try {
+      const result = method === 'startRun' ? await options.startRun(params) : await service.handle(method, params);
+      return { ok: true, result };
+    } catch (err) {
+      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  });
+  const unsubscribe = service.subscribe((consoleEvent) => {
+    const contents = options.consoleContents();
+    if (contents && !contents.isDestroyed()) contents.send(EVENT_CHANNEL, consoleEvent);
+  });
+  return () => {
+    ipcMain.removeHandler(CALL_CHANNEL);
+    unsubscribe();
+  };
+}
