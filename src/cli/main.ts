@@ -2,9 +2,12 @@ import { ConfigFileError } from '../agent/case/config-file-error';
 import { EXIT, UsageError } from './cli-error';
 import { evalCommand } from './commands/eval';
 import { labCommand } from './commands/lab';
+import { purgeCommand } from './commands/purge';
+import { replayCommand } from './commands/replay';
 import { resumeCommand } from './commands/resume';
 import { runCommand } from './commands/run';
 import { vaultCommand } from './commands/vault';
+import { verifyCommand } from './commands/verify';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -14,6 +17,9 @@ const COMMANDS: Record<string, { summary: string; command: Command }> = {
   resume: { summary: 'continue a run whose process stopped, from what the store holds', command: resumeCommand },
   lab: { summary: 'serve the portal lab (the demo portals) and print its URLs', command: labCommand },
   eval: { summary: 'run an evaluation suite (lab, attacks, faults) and print verdicts', command: evalCommand },
+  verify: { summary: 'check that a recorded run (or its export file) was not edited', command: verifyCommand },
+  replay: { summary: 'replay a recorded run: text, JSON, an offline HTML report or a verifiable export', command: replayCommand },
+  purge: { summary: 'retention: drop screenshots and model payloads of runs older than an age', command: purgeCommand },
   vault: { summary: 'store, list and remove portal logins (encrypted; passwords never printed)', command: (args) => vaultCommand(args) },
 };
 

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { RunRecord } from '../shared/run';
+import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, RunExportFormatError, type RunExport } from '../store';
+import { finalScan, type SecretGuardOptions } from './secret-scan';
+
+/**
+ * Run exports on disk: the store's `exportRun` format, written by `replay --export-json` and read
+ * back by `verify FILE` and `replay FILE`.
+ */
+
+/**
+ * The parts of an export the replay reads, beyond the ones `verifyExport` checks. Steps stay
+ * `unknown` so a tampered step is named by verification, not refused here as a format error.
+ */
+const ExportFile = z.object({
+  format: z.literal(RUN_EXPORT_FORMAT),
+  version: z.literal(RUN_EXPORT_VERSION),
+  exportedAt: z.string(),
+  run: RunRecord,
+  chain: z.object({ definition: z.string(), genesisHash: z.string(), stepHashes: z.array(z.string()), headHash: z.string().nullable() }),
+  steps: z.array(z.unknown()),
+  screenshots: z.record(z.string(), z.string().nullable()),
+  auditTrail: z.array(
+    z.looseObject({
+      seq: z.number().int(),
+      runId: z.string(),
+      at: z.string(),
+      type: z.string(),
+    }),
+  ),
+});
+
+/** Largest export read (screenshots make exports big, but not this big). */
+const MAX_EXPORT_BYTES = 512 * 1024 * 1024;
+
+/** Reads and shape-checks an export file. Throws RunExportFormatError when it is not one. */
+export function readRunExportFile(path: string): RunExport {
+  const size = statSync(path).size;
+  if (size > MAX_EXPORT_BYTES) throw new RunExportFormatError(`${path} is ${Math.round(size / 1e6)} MB, larger than any run export this tool reads`);
+  const text = readFileSync(path, 'utf8');
+  if (text.startsWith('SQLite format 3')) {
+    throw new RunExportFormatError(`${path} is a run store (SQLite), not an export: give the run id and the store, as in "RUN_ID --db ${path}"`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new RunExportFormatError(`${path} is not JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+  const parsed = ExportFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RunExportFormatError(`${path} is not a Portal Desk run export: ${issue?.path.join('.') || 'the document'}: ${issue?.message ?? 'invalid'}`);
+  }
+  // Steps are kept as parsed, without the schema: the chain hashes exactly what the file holds.
+  return parsed.data as unknown as RunExport;
+}
+
+/** The export as the file `replay --export-json` writes (final secret scan included). */
+export function runExportText(exp: RunExport, options: SecretGuardOptions = {}): string {
+  return finalScan(`${JSON.stringify(exp, null, 1)}\n`, options, 'the run export');
+}
+
+/**
+ * Writes a file owner-only (reports hold client details) and atomically: a reader never sees half
+ * a report, and a failure leaves any earlier file at that path as it was.
+ */
+export function writeOwnerOnly(path: string, text: string | Uint8Array): void {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,133 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadReplay, Replay, REPORT_CSP } from '../../src/audit';
+import { labAccount } from '../../src/lab';
+import type { StepRecord } from '../../src/shared/run';
+import { verifyExport, type Store } from '../../src/store';
+import { runCli, type CliResult } from '../support/cli';
+import { EngineBench, RecordingApprovals } from '../support/engine';
+import { openReport, tempDir, type OpenedReport } from './support';
+
+/**
+ * One real lab run (the shops renewal, in Chromium, recorded in SQLite), replayed through the
+ * real CLI into the three outputs at once, then the HTML opened in Chromium like an auditor would.
+ */
+const CASE = 'shops-renewal-anand-bakery.json';
+
+let bench: EngineBench;
+let store: Store;
+let runId: string;
+let steps: StepRecord[];
+let out: string;
+let cli: CliResult;
+let report: OpenedReport;
+
+beforeAll(async () => {
+  bench = await new EngineBench().start();
+  const caseFile = bench.caseFile(CASE);
+  const run = await bench.run(caseFile, { approvals: new RecordingApprovals('approve') });
+  expect(run.status, run.reason).toBe('done');
+  store = run.store;
+  runId = run.runId;
+  steps = await store.listSteps(runId);
+  out = tempDir();
+  cli = await runCli(['replay', runId, '--db', store.path, '--export', join(out, 'report.html'), '--export-json', join(out, 'run.json'), '--json'], { timeoutMs: 170_000 });
+  report = await openReport(bench.browser, join(out, 'report.html'));
+}, 300_000);
+
+afterAll(async () => {
+  await report?.close();
+  await bench?.stop();
+});
+
+describe('replay --export / --export-json / --json on a real lab run', () => {
+  it('writes all three, owner-only, and says the chain is intact', () => {
+    expect(cli.code, cli.stderr).toBe(0);
+    for (const f of ['report.html', 'run.json']) {
+      expect(existsSync(join(out, f))).toBe(true);
+      expect(statSync(join(out, f)).mode & 0o777).toBe(0o600);
+    }
+    expect(cli.stderr).toMatch(/wrote .*report\.html: report \(\d+ steps/);
+    expect(cli.stderr).toMatch(/^intact \(\d+ steps, head [0-9a-f]{64}\)$/m);
+  });
+
+  it('--json prints the replay: schema-valid, every step in order with verdicts, approvals and provenance', async () => {
+    const replay = Replay.parse(JSON.parse(cli.stdout));
+    expect(replay.run.id).toBe(runId);
+    expect(replay.verify).toMatchObject({ ok: true, steps: steps.length });
+    expect(replay.steps.map((s) => s.index)).toEqual(steps.map((s) => s.index));
+    expect(replay.steps.every((s) => s.kind === 'step' && s.integrity === 'verified')).toBe(true);
+    // The clerk's approval of the submit is there, with who decided.
+    expect(replay.approvals).toEqual([expect.objectContaining({ decision: 'approve', by: 'test-clerk', rule: 'risky-control' })]);
+    // Values typed into the form carry their provenance, and the case value.
+    const fill = replay.steps.flatMap((s) => (s.kind === 'step' ? s.actions : [])).find((a) => a.action.type === 'fill' && a.action.field === 'business_name');
+    expect(fill?.provenance).toEqual({ source: 'case', field: 'business_name', value: 'Anand Bakery and Café', withheld: false });
+    expect(replay.run.applicationNumber).toMatch(/^SHP-\d{4}-\d{6}$/);
+    // The same data the API gives the console (generatedAt aside).
+    const direct = await loadReplay(store, runId);
+    expect({ ...direct, generatedAt: '' }).toEqual({ ...replay, generatedAt: '' });
+  });
+
+  it('--export-json writes the store’s verifiable export', () => {
+    const exp = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
+    expect(exp.format).toBe('portal-desk.run-export');
+    expect(verifyExport(exp)).toMatchObject({ ok: true, steps: steps.length });
+  });
+
+  it('the HTML shows every step with its heading and its screenshot, inline', async () => {
+    const { page } = report;
+    const withShots = steps.filter((s) => s.screenshotHash !== null);
+    expect(withShots.length).toBeGreaterThan(3);
+    const images = page.locator('img[src^="data:image/png;base64,"]');
+    expect(await images.count()).toBe(withShots.length);
+    expect(await page.locator('img').count()).toBe(withShots.length);
+    // Every inline screenshot actually decodes.
+    expect(await images.evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
+    for (const s of steps) {
+      const section = page.locator(`section#step-${s.index}`);
+      await expect.poll(() => section.count()).toBe(1);
+      expect(await section.locator('h2').innerText()).toMatch(new RegExp(`^Step ${s.index}`));
+      expect(await section.locator('img[src^="data:"]').count()).toBe(s.screenshotHash ? 1 : 0);
+      // The index links to it.
+      expect(await page.locator(`nav.index a[href="#step-${s.index}"]`).count()).toBe(1);
+    }
+  });
+
+  it('the HTML made no requests, carries the strict CSP, and has a sticky step index', async () => {
+    const { page, requests, routed } = report;
+    expect(requests.filter((u) => !u.startsWith('data:'))).toEqual([]);
+    expect(routed).toEqual([]);
+    expect(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')).toBe(REPORT_CSP);
+    expect(await page.locator('script').count()).toBe(0);
+    expect(await page.locator('link, iframe, object, embed, form').count()).toBe(0);
+    expect(await page.locator('nav.index').evaluate((n) => getComputedStyle(n).position)).toBe('sticky');
+  });
+
+  it('the header names case, client, portal, task, planner, status, application number and the verified head', async () => {
+    const { page } = report;
+    const run = (await store.getRun(runId))!;
+    const header = await page.locator('header#summary').innerText();
+    for (const text of [run.caseId, run.clientId, run.portal, run.task, run.planner, run.applicationNumber!, run.headHash!]) expect(header).toContain(text);
+    expect(header).toMatch(/Chain intact — \d+ steps verified/);
+    expect(header).toContain(run.reason!);
+    // The approval step shows the verdict chip, the rule, who approved.
+    const submit = page.locator('table.actions tr.needs_approval');
+    expect(await submit.count()).toBe(1);
+    expect(await submit.innerText()).toMatch(/needs approval[\s\S]*risky-control[\s\S]*approved[\s\S]*test-clerk/);
+    // Sign-in is an event of its step, the password box noted, no password anywhere.
+    expect(await page.locator('ul.events').first().innerText()).toMatch(/Sign in/);
+  });
+
+  it('no password appears in the HTML, the JSON or the export', () => {
+    const password = labAccount(bench.caseFile(CASE).clientId).password;
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    const exportText = readFileSync(join(out, 'run.json'), 'utf8');
+    for (const text of [html, exportText, cli.stdout, cli.stderr]) {
+      expect(text.length).toBeGreaterThan(0);
+      expect(text).not.toContain(password);
+      expect(text).not.toContain(JSON.stringify(password).slice(1, -1));
+    }
+    expect(html).not.toContain(password.replace('&', '&amp;'));
+  });
+});
