@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { loadCaseFile } from '../agent/case/case-files';
+import { ConfigFileError } from '../agent/case/config-file-error';
+import { loadPortalProfile } from '../agent/case/portal-profiles';
+import type { CaseFile } from '../shared/case-file';
+import type { CaseSummary } from '../shared/console-api';
+
+/** The case files under `casesDir` (subfolders too), each with the one-line problem where it cannot run. */
+export function listCaseFiles(casesDir: string, portalFolders: string[]): CaseSummary[] {
+  let names: string[];
+  try {
+    names = readdirSync(casesDir, { recursive: true, encoding: 'utf8' });
+  } catch (err) {
+    throw new Error(`Cannot read the cases folder ${casesDir} (${(err as NodeJS.ErrnoException).code ?? String(err)}); start the console with --cases DIR`);
+  }
+  return names
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.split(sep).join('/'))
+    .sort()
+    .map((file) => summarise(casesDir, file, portalFolders));
+}
+
+function summarise(casesDir: string, file: string, portalFolders: string[]): CaseSummary {
+  const path = join(casesDir, file);
+  try {
+    const caseFile = loadCaseFile(path);
+    const summary = { file, caseId: caseFile.caseId, clientId: caseFile.clientId, portal: caseFile.portal, task: caseFile.task };
+    try {
+      loadPortalProfile(caseFile.portal, portalFolders);
+    } catch (err) {
+      if (err instanceof ConfigFileError) return { ...summary, problem: `portal "${caseFile.portal}": ${err.problem}` };
+      throw err;
+    }
+    return summary;
+  } catch (err) {
+    const problem = err instanceof ConfigFileError ? err.problem : String(err);
+    return { ...bestEffortFields(path, file), problem };
+  }
+}
+
+/** What a broken file still tells: its ids where they are strings, so the queue can name it. */
+function bestEffortFields(path: string, file: string): Omit<CaseSummary, 'problem'> {
+  let raw: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (parsed && typeof parsed === 'object') raw = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: the file name is all there is.
+  }
+  const text = (key: string, fallback: string): string => (typeof raw[key] === 'string' ? (raw[key] as string) : fallback);
+  return { file, caseId: text('caseId', basename(file, '.json')), clientId: text('clientId', ''), portal: text('portal', ''), task: text('task', '') };
+}
+
+/** Loads one case file named relative to the cases folder; refuses anything outside it. */
+export function loadCaseFromFolder(casesDir: string, file: string): CaseFile {
+  const root = resolve(casesDir);
+  const path = resolve(root, file);
+  const inside = relative(root, path);
+  if (!file.endsWith('.json') || inside.startsWith('..') || isAbsolute(inside)) {
+    throw new Error(`"${file}" is not a case file in the cases folder ${root}`);
+  }
+  return loadCaseFile(path);
+}

@@ -1,0 +1,432 @@
+import { userInfo } from 'node:os';
+import type { Browser } from 'playwright-core';
+import type { z } from 'zod';
+import { buildRunReport } from '../audit';
+import { launchChromium } from '../agent/browser/chromium';
+import { ConfigFileError } from '../agent/case/config-file-error';
+import { loadPortalProfile, profileFolders } from '../agent/case/portal-profiles';
+import { describeZodError } from '../agent/case/zod-message';
+import { AnthropicConfigError } from '../agent/decide/anthropic';
+import type { RunLimits } from '../agent/loop/limits';
+import type { CaseFile } from '../shared/case-file';
+import type { PortalProfile } from '../shared/portal-profile';
+import {
+  ConsoleEvent,
+  ConsoleMethods,
+  type ConsoleMethod,
+  type ConsoleResult,
+  type RunView,
+} from '../shared/console-api';
+import { FINAL_STATUSES, type RunRecord } from '../shared/run';
+import { LabCredentials, LabHandle } from '../service/lab-portals';
+import { createPlanner } from '../service/planners';
+import { executeRun } from '../service/run-service';
+import { openStore, type Store } from '../store';
+import { CredentialChain, openVault, type KeySource, type OpenedVault } from '../vault';
+import { listCaseFiles, loadCaseFromFolder } from './case-folder';
+import { ClerkDesk } from './clerk-desk';
+import { listPortalProfiles, modelStatus } from './portal-settings';
+import { startScreencast, type Screencast } from './screencast';
+
+export interface ConsoleServiceOptions {
+  dbPath: string;
+  casesDir: string;
+  vaultDir?: string;
+  env?: Record<string, string | undefined>;
+  /** The browser runs use. Default: the machine's Chromium (`launchChromium`), one per process, with the lab's host mapping for lab portals. */
+  browser?: () => Promise<Browser>;
+  // ---- Extensions beyond the agreed options (all optional) ----
+  /** The lab to run lab portals on (tests pass theirs to configure variants and read codes). Default: one started on first need. */
+  lab?: LabHandle;
+  /** The vault's key (the Electron shell passes its SealedKeyFileSource). Default: key file or OS keyring, as the CLI chooses. */
+  keySource?: KeySource;
+  /** Extra folders searched for portal profiles before the built-in ones. */
+  portalFolders?: string[];
+  /** Name written into approval records as the deciding clerk. Default: the OS user. */
+  clerkName?: string;
+  /** Per-run step cap and time limit (the engine's defaults otherwise). */
+  limits?: Partial<RunLimits>;
+}
+
+type Params<M extends ConsoleMethod> = z.output<(typeof ConsoleMethods)[M]['params']>;
+type Handlers = { [M in ConsoleMethod]: (params: Params<M>) => Promise<ConsoleResult<M>> };
+
+/** A request the console refuses: unknown method, bad parameters, a run that cannot start. The message is for the clerk. */
+export class ConsoleRequestError extends Error {
+  override readonly name = 'ConsoleRequestError';
+}
+
+interface LiveRun {
+  runId: string;
+  screencast?: Screencast;
+  finished: Promise<void>;
+}
+
+/** Most recent frames kept per run, so a UI that connects late sees the page at once. */
+const KEPT_FRAMES = 24;
+
+/**
+ * The console's composition root below the UI: case files, runs (concurrent, each parked on the
+ * clerk desk while it waits), the live screencast, replay queries, export, and settings. Electron
+ * IPC and the browser console's WebSocket both call `handle` and `subscribe`.
+ */
+export class ConsoleService {
+  private readonly listeners = new Set<(event: ConsoleEvent) => void>();
+  private readonly live = new Map<string, LiveRun>();
+  /** client + portal → the run holding it ('' while it starts). */
+  private readonly busy = new Map<string, string>();
+  private readonly frames = new Map<string, string>();
+  private readonly desk: ClerkDesk;
+  private readonly lab: LabHandle;
+  private readonly ownsLab: boolean;
+  private readonly env: Record<string, string | undefined>;
+  private readonly portalFolders: string[];
+  private readonly browsers = new Map<'lab' | 'plain', Promise<Browser>>();
+  private vault: Promise<OpenedVault> | undefined;
+  private closing = false;
+  private readonly handlers: Handlers;
+
+  private constructor(
+    private readonly options: ConsoleServiceOptions,
+    private readonly store: Store,
+  ) {
+    this.env = options.env ?? process.env;
+    this.lab = options.lab ?? new LabHandle();
+    this.ownsLab = !options.lab;
+    this.portalFolders = profileFolders(options.portalFolders ?? []);
+    this.desk = new ClerkDesk(options.clerkName ?? clerkNameFrom(this.env), (runId) => void this.emitRun(runId));
+    this.handlers = this.makeHandlers();
+  }
+
+  static async open(options: ConsoleServiceOptions): Promise<ConsoleService> {
+    const store = openStore(options.dbPath);
+    // Runs left live by a console or CLI that died become `interrupted` (resumable), never "running" forever.
+    await store.markInterrupted();
+    return new ConsoleService(options, store);
+  }
+
+  /** Validates params with ConsoleMethods[method].params, runs it, validates the result. Unknown method → throws. */
+  async handle(method: string, params: unknown): Promise<unknown> {
+    if (!Object.hasOwn(ConsoleMethods, method)) throw new ConsoleRequestError(`Unknown method "${method}"`);
+    const m = method as ConsoleMethod;
+    const spec = ConsoleMethods[m];
+    const parsed = spec.params.safeParse(params ?? {});
+    if (!parsed.success) throw new ConsoleRequestError(`Bad parameters for ${m}: ${describeZodError(parsed.error)}`);
+    if (this.closing) throw new ConsoleRequestError('The console is shutting down');
+    const handler = this.handlers[m] as (p: unknown) => Promise<unknown>;
+    const result = await handler(parsed.data);
+    return spec.result.parse(result);
+  }
+
+  subscribe(listener: (event: ConsoleEvent) => void): () => void {
+    this.listeners.add(listener);
+    // The latest frame of each live run, so a screen opened mid-run is not blank until the page repaints.
+    queueMicrotask(() => {
+      for (const runId of this.live.keys()) {
+        const frame = this.frames.get(runId);
+        if (frame && this.listeners.has(listener)) deliver(listener, { type: 'frame', runId, jpegBase64: frame });
+      }
+    });
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.desk.releaseAll('console:closed');
+    for (const run of this.live.values()) await run.screencast?.stop();
+    // Runs end on their own once released; a run mid-action ends when its browser goes.
+    await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
+    for (const browser of this.browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
+    await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
+    if (this.ownsLab) await this.lab.stop().catch(() => undefined);
+    this.listeners.clear();
+    this.store.close();
+  }
+
+  // ---- Methods -------------------------------------------------------------------------------
+
+  private makeHandlers(): Handlers {
+    return {
+      listCases: async () => listCaseFiles(this.options.casesDir, this.portalFolders),
+      startRun: (p) => this.startRun(p),
+      listRuns: async (p) => Promise.all((await this.store.listRuns({ status: p.status, limit: 200 })).map((run) => this.viewOf(run))),
+      getRun: async (p) => this.viewOf(await this.requireRun(p.runId)),
+      listSteps: async (p) => {
+        await this.requireRun(p.runId);
+        return this.store.listSteps(p.runId);
+      },
+      getScreenshot: async (p) => {
+        const png = await this.store.getScreenshot(p.hash);
+        return { pngBase64: png ? Buffer.from(png).toString('base64') : null };
+      },
+      decide: async (p) => ({ accepted: this.desk.decide(p.runId, p.decision, p.note) }),
+      answer: async (p) => ({ accepted: this.desk.answer(p.runId, p.value) }),
+      verifyRun: async (p) => {
+        await this.requireRun(p.runId);
+        const result = await this.store.verifyRun(p.runId);
+        return result.ok ? { ok: true, steps: result.steps, headHash: result.headHash } : { ok: false, brokenStep: result.brokenStep, problem: result.problem };
+      },
+      exportRun: async (p) => {
+        const run = await this.requireRun(p.runId);
+        const secrets = await this.secretsOf(run);
+        const report = await buildRunReport(this.store, p.runId, { secrets });
+        return { html: report.html, fileName: report.fileName };
+      },
+      listPortals: async () => listPortalProfiles(this.portalFolders),
+      listCredentials: async () => {
+        const { vault } = await this.openedVault();
+        return (await vault.list()).map((e) => ({ clientId: e.clientId, portal: e.portalId, username: e.username, updatedAt: e.updatedAt }));
+      },
+      setCredential: async (p) => {
+        const { vault } = await this.openedVault();
+        await vault.set(p.clientId, p.portal, { username: p.username, password: p.password });
+        return { saved: true };
+      },
+      removeCredential: async (p) => {
+        const { vault } = await this.openedVault();
+        return { removed: await vault.remove(p.clientId, p.portal) };
+      },
+      modelStatus: async () => modelStatus(this.env),
+    };
+  }
+
+  private async startRun(p: Params<'startRun'>): Promise<{ runId: string }> {
+    // Everything the clerk chose is checked before anything runs.
+    let caseFile: CaseFile;
+    let baseProfile: PortalProfile;
+    try {
+      caseFile = loadCaseFromFolder(this.options.casesDir, p.file);
+      baseProfile = loadPortalProfile(caseFile.portal, this.portalFolders);
+      createPlanner(p.planner, baseProfile, {}, this.env);
+    } catch (err) {
+      if (err instanceof ConfigFileError || err instanceof AnthropicConfigError) throw new ConsoleRequestError(err.message);
+      throw err;
+    }
+    // One run per client and portal at a time: two would share the portal account and could submit twice.
+    const slot = `${caseFile.clientId}\u0000${caseFile.portal}`;
+    const holder = this.busy.get(slot);
+    if (holder !== undefined) {
+      throw new ConsoleRequestError(`A run for client ${caseFile.clientId} on ${caseFile.portal} is already in progress${holder ? ` (${holder})` : ''}; let it finish first`);
+    }
+    this.busy.set(slot, '');
+    let handedOver = false;
+    try {
+      const runId = await this.launch(caseFile, baseProfile, p, slot);
+      handedOver = true;
+      return runId;
+    } finally {
+      if (!handedOver) this.busy.delete(slot);
+    }
+  }
+
+  /** Starts the run and resolves with its id once it exists in the store; the run goes on after. */
+  private async launch(caseFile: CaseFile, baseProfile: PortalProfile, p: Params<'startRun'>, slot: string): Promise<{ runId: string }> {
+    const { profile, lab } = await this.lab.bind(baseProfile);
+    if (!lab && p.layout) throw new ConsoleRequestError('A layout applies to lab portals only');
+    // Only a change of layout reconfigures: configure re-arms the lab's CAPTCHA, which the clerk may just have solved.
+    if (lab && p.layout && lab.variant(caseFile.clientId).layout !== p.layout) lab.configure(caseFile.clientId, { ...lab.variant(caseFile.clientId), layout: p.layout });
+
+    const { vault, loginStates } = await this.openedVault();
+    const browser = await this.browserFor(lab ? 'lab' : 'plain');
+
+    return new Promise((resolveStart, rejectStart) => {
+      let runId: string | undefined;
+      let live: LiveRun | undefined;
+      let settled!: () => void;
+      const finished = new Promise<void>((r) => (settled = r));
+
+      const execution = executeRun(
+        {
+          store: this.store,
+          browser,
+          approvals: this.desk,
+          inputs: this.desk,
+          credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
+          loginStates,
+          env: this.env,
+        },
+        {
+          caseFile,
+          profile,
+          planner: p.planner,
+          approveMode: 'ask',
+          layout: lab ? (p.layout ?? lab.variant(caseFile.clientId).layout) : undefined,
+          limits: this.options.limits,
+          listener: {
+            step: (step) => {
+              if (!runId) return;
+              this.emit({ type: 'step', runId, step });
+              void this.emitRun(runId);
+            },
+            status: () => {
+              if (runId) void this.emitRun(runId);
+            },
+          },
+          onStart: (id) => {
+            runId = id;
+            this.busy.set(slot, id);
+            live = { runId: id, finished };
+            this.live.set(id, live);
+            void this.emitRun(id);
+            resolveStart({ runId: id });
+          },
+          onPage: async (page) => {
+            const id = runId;
+            if (!id || !live) return;
+            try {
+              live.screencast = await startScreencast(page, (jpegBase64) => this.frame(id, jpegBase64));
+            } catch {
+              // No live view (the page closed at once); the step screenshots still come.
+            }
+          },
+        },
+      );
+
+      execution
+        .catch(async (err: unknown) => {
+          if (!runId) {
+            rejectStart(new ConsoleRequestError(`The run could not start: ${errorText(err)}`));
+            await this.failOrphans(caseFile, errorText(err));
+            return;
+          }
+          // The loop records its own ending; an error outside it (the browser went away) is recorded here.
+          const run = await this.store.getRun(runId).catch(() => null);
+          if (run && !FINAL_STATUSES.includes(run.status)) {
+            await this.store.updateRun(runId, { status: 'failed', reason: `Run stopped by an error: ${errorText(err)}`, endedAt: new Date().toISOString() }).catch(() => undefined);
+          }
+        })
+        .finally(async () => {
+          this.busy.delete(slot);
+          if (runId) {
+            await live?.screencast?.stop();
+            this.desk.release(runId);
+            this.live.delete(runId);
+            this.trimFrames();
+            if (!this.closing) await this.emitRun(runId);
+          }
+          settled();
+        });
+    });
+  }
+
+  // ---- Views and events ----------------------------------------------------------------------
+
+  private async viewOf(run: RunRecord): Promise<RunView> {
+    return { run, pendingApproval: this.desk.pendingApproval(run.id), pendingInput: this.desk.pendingInput(run.id) };
+  }
+
+  private async requireRun(runId: string): Promise<RunRecord> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new ConsoleRequestError(`No run "${runId}" in this console's store`);
+    return run;
+  }
+
+  private async emitRun(runId: string): Promise<void> {
+    if (this.closing) return;
+    const run = await this.store.getRun(runId).catch(() => null);
+    if (run) this.emit({ type: 'run', view: await this.viewOf(run) });
+  }
+
+  private frame(runId: string, jpegBase64: string): void {
+    this.frames.delete(runId);
+    this.frames.set(runId, jpegBase64);
+    this.emit({ type: 'frame', runId, jpegBase64 });
+  }
+
+  private trimFrames(): void {
+    for (const runId of this.frames.keys()) {
+      if (this.frames.size <= KEPT_FRAMES) break;
+      if (!this.live.has(runId)) this.frames.delete(runId);
+    }
+  }
+
+  private emit(event: ConsoleEvent): void {
+    if (this.listeners.size === 0) return;
+    // What crosses to the UI is checked here once, whichever channel carries it.
+    const checked = ConsoleEvent.parse(event);
+    for (const listener of this.listeners) deliver(listener, checked);
+  }
+
+  // ---- Resources -----------------------------------------------------------------------------
+
+  private openedVault(): Promise<OpenedVault> {
+    this.vault ??= openVault({ env: this.env as NodeJS.ProcessEnv, vaultDir: this.options.vaultDir, keySource: this.options.keySource }).catch((err: unknown) => {
+      this.vault = undefined;
+      throw err;
+    });
+    return this.vault;
+  }
+
+  /** One shared browser per kind: lab portals need the lab's host mapping, which would hide every real portal. */
+  private browserFor(kind: 'lab' | 'plain'): Promise<Browser> {
+    const factory = this.options.browser;
+    const key = factory ? 'plain' : kind;
+    let browser = this.browsers.get(key);
+    if (!browser) {
+      browser = factory
+        ? factory()
+        : kind === 'lab'
+          ? this.lab.get().then((lab) => launchChromium({ hostResolverRules: lab.hostResolverRules }))
+          : launchChromium();
+      browser.catch(() => this.browsers.delete(key));
+      this.browsers.set(key, browser);
+    }
+    return browser;
+  }
+
+  /** Stored passwords for the run's client and portal: the export's final scan refuses any report containing one. */
+  private async secretsOf(run: RunRecord): Promise<string[]> {
+    const { vault } = await this.openedVault();
+    const sources = [vault, new LabCredentials()];
+    const secrets: string[] = [];
+    for (const source of sources) {
+      const credentials = await source.get(run.clientId, run.portal).catch(() => null);
+      if (credentials) secrets.push(credentials.password);
+    }
+    return secrets;
+  }
+
+  /** A run that failed before it handed over its id is left `running` in the store: close it honestly. */
+  private async failOrphans(caseFile: CaseFile, reason: string): Promise<void> {
+    const running = await this.store.listRuns({ status: 'running', limit: 50 }).catch(() => [] as RunRecord[]);
+    for (const run of running) {
+      if (run.caseId !== caseFile.caseId || this.live.has(run.id) || run.stepCount > 0) continue;
+      await this.store
+        .updateRun(run.id, { status: 'failed', reason: `The run could not start: ${reason}`, endedAt: new Date().toISOString() })
+        .catch(() => undefined);
+      await this.emitRun(run.id);
+    }
+  }
+}
+
+function deliver(listener: (event: ConsoleEvent) => void, event: ConsoleEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // One broken listener (a closed socket) does not stop the others.
+  }
+}
+
+function clerkNameFrom(env: Record<string, string | undefined>): string {
+  const name = env['USER'] || env['USERNAME'] || safeUserName();
+  return name ? `clerk:${name}` : 'clerk';
+}
+
+function safeUserName(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
+
+async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+}

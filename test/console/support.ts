@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ConsoleService, type ConsoleServiceOptions } from '../../src/console/console-service';
+import type { KeySource } from '../../src/vault';
+
+export const REPO = resolve(__dirname, '../..');
+export const CASES_DIR = join(REPO, 'resources/cases');
+
+export function tempDir(prefix = 'pd-console-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A vault key held in memory: tests never touch a key file or the OS keyring. */
+export function memoryKey(): KeySource {
+  const key = randomBytes(32);
+  return { kind: 'memory', description: 'test key', key: async () => key };
+}
+
+/** A console service on a fresh store and vault; the environment carries no API key. */
+export async function openTestService(options: Partial<ConsoleServiceOptions> = {}): Promise<{ service: ConsoleService; dir: string }> {
+  const dir = tempDir();
+  const service = await ConsoleService.open({
+    dbPath: join(dir, 'runs.sqlite'),
+    casesDir: CASES_DIR,
+    vaultDir: join(dir, 'vault'),
+    env: { PORTAL_DESK_HOME: dir, PATH: process.env.PATH },
+    keySource: memoryKey(),
+    clerkName: 'test-clerk',
+    ...options,
+  });
+  return { service, dir };
+}
