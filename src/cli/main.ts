@@ -1,5 +1,6 @@
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { EXIT, UsageError } from './cli-error';
+import { consoleCommand } from './commands/console';
 import { evalCommand } from './commands/eval';
 import { labCommand } from './commands/lab';
 import { purgeCommand } from './commands/purge';
@@ -13,6 +14,7 @@ type Command = (args: string[]) => Promise<number>;
 
 // Static imports: the bin runs TypeScript through tsx's CommonJS hook, which does not serve dynamic import().
 const COMMANDS: Record<string, { summary: string; command: Command }> = {
+  console: { summary: 'open the operator console (in your browser where Electron cannot start)', command: consoleCommand },
   run: { summary: 'run one case file against its portal', command: runCommand },
   resume: { summary: 'continue a run whose process stopped, from what the store holds', command: resumeCommand },
   lab: { summary: 'serve the portal lab (the demo portals) and print its URLs', command: labCommand },
