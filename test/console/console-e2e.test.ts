@@ -1,0 +1,255 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../src/agent/browser/chromium';
+import type { ConsoleService } from '../../src/console/console-service';
+import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
+import type { Lab } from '../../src/lab';
+import { LabHandle } from '../../src/service/lab-portals';
+import type { RunView } from '../../src/shared/console-api';
+import { ensureRendererBuilt } from './renderer-build';
+import { openTestService, REPO } from './support';
+
+/**
+ * The console end to end in real headless Chromium: the browser console served in-process on a
+ * temp store with the portal lab, driven like a clerk would. Each screen is kept as a PNG under
+ * test-artifacts/console/ for a human to look at.
+ */
+const ARTIFACTS = join(REPO, 'test-artifacts/console');
+const RUN_MS = 300_000;
+
+let labHandle: LabHandle;
+let lab: Lab;
+let service: ConsoleService;
+let server: ConsoleServer;
+let browser: Browser;
+let page: Page;
+const pageProblems: string[] = [];
+const runIds = { anand: '', otp: '' };
+
+/** Waits until the locator's text matches (vitest has no Playwright matchers). */
+async function expectText(locator: Locator, pattern: RegExp | string, timeout = 20_000): Promise<void> {
+  const re = typeof pattern === 'string' ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : pattern;
+  await expect.poll(() => locator.innerText({ timeout: 1000 }).catch(() => ''), { timeout }).toMatch(re);
+}
+
+async function expectCount(locator: Locator, count: number, timeout = 20_000): Promise<void> {
+  await expect.poll(() => locator.count(), { timeout }).toBe(count);
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: false });
+}
+
+async function tab(name: 'Runs' | 'Replay' | 'Settings'): Promise<void> {
+  await page.locator('nav.topbar').getByRole('link', { name, exact: true }).click();
+}
+
+/** Starts a case from the Runs screen and returns the run id the UI navigated to. */
+async function startCase(caseId: string): Promise<string> {
+  await tab('Runs');
+  const row = page.locator(`[data-case="${caseId}"]`);
+  await row.getByRole('button', { name: `Start ${caseId}` }).click();
+  await page.waitForURL(/#\/run\/run-/);
+  const runId = decodeURIComponent(new URL(page.url()).hash.replace('#/run/', ''));
+  await page.locator('.status-header').waitFor();
+  return runId;
+}
+
+async function openRun(runId: string): Promise<void> {
+  await page.evaluate((hash) => (window.location.hash = hash), `#/run/${encodeURIComponent(runId)}`);
+  await page.locator(`.status-header`).waitFor();
+}
+
+/** On a failure: every run's status and reason, and the screen as it was. */
+async function diagnose(name: string): Promise<void> {
+  const views = (await service.handle('listRuns', {}).catch(() => [])) as RunView[];
+  console.error(`[console e2e] ${name} failed; runs:\n${views.map((v) => `  ${v.run.id} ${v.run.caseId} ${v.run.status}: ${v.run.reason ?? ''}`).join('\n')}`);
+  await page.screenshot({ path: join(ARTIFACTS, `failed-${name}.png`) }).catch(() => undefined);
+}
+
+async function statusOf(runId: string): Promise<RunView> {
+  return (await service.handle('getRun', { runId })) as RunView;
+}
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  labHandle = new LabHandle();
+  lab = await labHandle.get();
+  // The OTP variant for one client only: the others sign in without a code.
+  lab.configure('aditya-deshpande', { otp: 'signin' });
+  ({ service } = await openTestService({ lab: labHandle }));
+  server = await startConsoleServer({ service });
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1440, height: 960 }, acceptDownloads: true });
+  page = await context.newPage();
+  page.on('pageerror', (err) => pageProblems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageProblems.push(`console error: ${m.text()}`);
+  });
+  await page.goto(server.url);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await service?.close();
+  await labHandle?.stop();
+}, 60_000);
+
+// One clerk's session, step after step: a retried test would meet the runs its first try left behind.
+describe('the operator console in Chromium', { retry: 0 }, () => {
+  it('shows the queue of case files', async () => {
+    await page.getByRole('heading', { name: 'Case files' }).waitFor();
+    await page.locator('[data-case="shops-renewal-anand-bakery"]').waitFor();
+    await expectCount(page.locator('.case-row'), 12);
+    expect(await page.locator('.conn-open').count()).toBe(1);
+  });
+
+  it(
+    'runs a lab case while another waits for the clerk: steps stream in, the clerk approves the submit with A, types an OTP, and sees done with the application number',
+    async ({ onTestFailed }) => {
+      onTestFailed(() => diagnose('runs'));
+      // Run 1: the ordinary case. Its steps stream into the log while it runs, up to the submit.
+      runIds.anand = await startCase('shops-renewal-anand-bakery');
+      await page.locator('.step-log .step').first().waitFor({ timeout: RUN_MS });
+      await shot('run-live');
+      const card = page.locator('.approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      await expectText(card.locator('.approval-element'), /Submit application/);
+      await expectText(card.locator('.approval-reason'), /submit/i);
+      await card.locator('.approval-shot img').waitFor({ state: 'visible' });
+      expect(await page.locator('.status-header').getAttribute('data-status')).toBe('awaiting_approval');
+      expect(await page.locator('.step-log .step').count()).toBeGreaterThan(3);
+      await shot('run-approval');
+
+      // Run 2, while run 1 waits, on another portal: the lab asks this client for a one-time code at sign-in.
+      runIds.otp = await startCase('power-name-change-deshpande');
+      const otpInput = page.getByRole('textbox', { name: 'Type the one-time code' });
+      await otpInput.waitFor({ timeout: RUN_MS });
+      expect(await otpInput.getAttribute('type')).toBe('password');
+      expect(await page.locator('.status-header').getAttribute('data-status')).toBe('awaiting_input');
+      let code: string | null = null;
+      await expect.poll(() => (code = lab.latestOtp('aditya-deshpande')), { timeout: 30_000 }).toMatch(/^\d{6}$/);
+      await otpInput.fill(code!);
+      await shot('run-otp');
+      await otpInput.press('Enter');
+      await page.locator('.input-card').waitFor({ state: 'detached', timeout: 30_000 });
+      expect(await page.content()).not.toContain(code!);
+
+      // Run 2 reaches its submit too; the queue shows both waiting, in amber.
+      await page.locator('.approval-card').waitFor({ timeout: RUN_MS });
+      expect((await statusOf(runIds.anand)).pendingApproval?.element).toMatch(/Submit/);
+      await tab('Runs');
+      await expectCount(page.locator('.waiting-strip li'), 2);
+      await expectText(page.locator('.waiting-badge'), /^2 waiting for you$/);
+      await shot('runs');
+
+      for (const runId of [runIds.anand, runIds.otp]) {
+        await page.locator(`.run-table tr[data-run="${runId}"]`).getByRole('link', { name: 'Open' }).click();
+        await page.locator('.approval-card').waitFor();
+        await page.keyboard.press('a');
+        const header = page.locator('.status-header[data-status="done"]');
+        await header.waitFor({ timeout: RUN_MS });
+        const view = await statusOf(runId);
+        expect(view.run.status).toBe('done');
+        await expectText(header, `Application number ${view.run.applicationNumber}`);
+        if (runId === runIds.anand) await shot('run-done');
+        await tab('Runs');
+      }
+
+      // The log names each action, its element, the verdict and the case field behind a typed value.
+      await openRun(runIds.anand);
+      const log = page.locator('.step-log');
+      await expectText(log.locator('.action', { hasText: 'Business name' }).first(), 'business_name');
+      await expectText(log.locator('.action', { hasText: 'Business name' }).first(), 'Anand Bakery and Café');
+      await log.locator('.verdict-needs_approval').first().waitFor({ state: 'visible' });
+      await expectText(log.locator('.approval-approve').first(), 'approved by test-clerk');
+      expect(lab.submissions({ clientId: 'anand-bakery' })).toHaveLength(1);
+      expect(lab.submissions({ clientId: 'aditya-deshpande' })).toHaveLength(1);
+    },
+    RUN_MS * 4,
+  );
+
+  it('replays a run step by step with the arrow keys, shows the chain intact and exports the HTML report', async ({ onTestFailed }) => {
+    onTestFailed(() => diagnose('replay'));
+    await tab('Runs');
+    await page.locator(`.run-table tr[data-run="${runIds.anand}"]`).getByRole('link', { name: 'Replay' }).click();
+    await page.waitForURL(/#\/replay\//);
+    const verify = page.getByRole('status', { name: 'Chain verification' });
+    await expectText(verify, /Intact — \d+ steps verified/, 30_000);
+    const position = page.locator('.scrub-pos');
+    await expectText(position, /^#0 · 1 of \d+$/);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expectText(position, /^#3 · 4 of/);
+    await page.keyboard.press('ArrowLeft');
+    await expectText(position, /^#2 · 3 of/);
+    await expectText(page.locator('.step-detail h2'), '#2');
+    await page.locator('.step-detail .shot-large img').waitFor();
+    await shot('replay');
+    await page.keyboard.press('End');
+    await expectText(page.locator('.step-detail'), /proof: SHP-/);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export HTML report' }).click()]);
+    const path = await download.path();
+    const html = readFileSync(path, 'utf8');
+    const run = (await statusOf(runIds.anand)).run;
+    expect(download.suggestedFilename()).toMatch(/\.html$/);
+    expect(html).toContain(run.applicationNumber!);
+    expect(html).toContain('<meta http-equiv="Content-Security-Policy"');
+  }, 120_000);
+
+  it('manages portal logins without ever showing a password', async () => {
+    await tab('Settings');
+    const form = page.locator('.credential-form');
+    await form.getByLabel('Client id').fill('demo-client');
+    await form.getByLabel('Portal').selectOption('power');
+    await form.getByLabel('Username').fill('demo.user');
+    await form.getByLabel('Password').fill('Very-Secret-Pass-91');
+    await form.getByRole('button', { name: 'Save login' }).click();
+    const row = page.locator('[data-credential="demo-client/power"]');
+    await row.waitFor();
+    await expectText(row, 'demo.user');
+    expect(await page.content()).not.toContain('Very-Secret-Pass-91');
+    await expectText(page.getByRole('region', { name: 'Planner and model' }), 'ANTHROPIC_API_KEY is not set');
+    await expectText(page.getByRole('region', { name: 'Portals' }), 'shops.portal.example');
+    await shot('settings');
+    await row.getByRole('button', { name: /Remove/ }).click();
+    await row.waitFor({ state: 'detached' });
+  }, 60_000);
+
+  it(
+    'hands a CAPTCHA to the clerk (Take over) and restarts the run on Hand back',
+    async ({ onTestFailed }) => {
+      onTestFailed(() => diagnose('captcha'));
+      lab.configure('srinivas-iyer', { captcha: 'signin' });
+      const blockedRun = await startCase('shops-renewal-srinivas-iyer');
+      const header = page.locator('.status-header[data-status="blocked"]');
+      await header.waitFor({ timeout: RUN_MS });
+      await expectText(header, 'Blocked — over to you');
+      const card = page.getByRole('region', { name: 'Bot check' });
+      await card.getByRole('button', { name: 'Take over' }).click();
+      await expectText(card, 'Solve the check there');
+      await shot('run-blocked');
+
+      // The clerk solved it in the portal (the lab's stand-in for that), then hands the case back.
+      lab.solveCaptcha('srinivas-iyer');
+      await card.getByRole('button', { name: /Hand back/ }).click();
+      await expect.poll(() => page.url(), { timeout: 30_000 }).not.toContain(blockedRun);
+      const restarted = decodeURIComponent(new URL(page.url()).hash.replace('#/run/', ''));
+      expect((await statusOf(blockedRun)).run.status).toBe('blocked');
+      await expect
+        .poll(async () => (await service.handle('listSteps', { runId: restarted }) as { events: { type: string }[] }[]).some((s) => s.events.some((e) => e.type === 'sign_in')), { timeout: RUN_MS, interval: 1000 })
+        .toBe(true);
+    },
+    RUN_MS * 2,
+  );
+
+  it('raised no page errors and no CSP violations', () => {
+    expect(pageProblems).toEqual([]);
+  });
+});
