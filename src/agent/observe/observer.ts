@@ -124,11 +124,11 @@ async function buildRead(page: Page, tracker: PageTracker, readId: string, optio
   // Generations first: a navigation from here on invalidates what this read sees.
   const frames = page.frames();
   const generations = new Map(frames.map((f) => [f, tracker.generation(f)] as const));
-  // Snapshot first, DOM walks right behind it: the page runs them one after the other, and Node
-  // indexes the snapshot while the walks are still running.
-  const snapshotRead = page.ariaSnapshotJSON({ mode: 'ai', timeout: READ_TIMEOUT_MS });
+  // DOM walks first, snapshot right behind: the short walks then finish while playwright is still
+  // preparing the snapshot. (Measured the other way round, a walk queued behind the long snapshot
+  // finished well after it on a loaded machine.)
   const factsOf = new Map<Frame, Promise<DomFacts | null>>(frames.map((f) => [f, readDomFacts(f, READ_TIMEOUT_MS)]));
-  const snapshot = await snapshotRead;
+  const snapshot = await page.ariaSnapshotJSON({ mode: 'ai', timeout: READ_TIMEOUT_MS });
   if (!isAriaTree(snapshot)) throw new Error('The aria snapshot came back in an unexpected shape; playwright-core may have changed.');
 
   const tree = indexTree(snapshot);
