@@ -1,5 +1,6 @@
 import type { PortalId } from './hosts';
 import type { Submission, SubmissionFilter, ApplicationSummary } from './submissions';
+import type { AttackRecords } from './attacks/ledger';
 import type { AttackerRequest, RequestLogEntry } from './traffic';
 import type { LabVariant, LabVariantInput } from './variants';
 
@@ -29,6 +30,10 @@ export interface Lab {
   /** The clerk solved the CAPTCHA by hand: the client may pass it until the next configure. */
   solveCaptcha(clientId: string): void;
   attackerRequests(): AttackerRequest[];
+  /** A second port where every request counts as the attacker's ("the portal on another port"). */
+  readonly attackerPort: number;
+  /** What the attack pages' endpoints, the portals' form posts and the attacker hosts received. */
+  attackRecords(): AttackRecords;
   requestLog(): RequestLogEntry[];
   /** Ends the client's sessions now: the next page asks to sign in again. */
   expireSession(clientId: string): void;

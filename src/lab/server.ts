@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleAttackerHost } from './attacks/attacker-host';
+import { countAttackerUpgrades, handleAttackerHost } from './attacks/attacker-host';
+import { listenAttackerPort } from './attacks/other-port';
+import { handleAttackEndpoint, isAttackEndpoint } from './attacks/portal-endpoints';
+import { recordPortalPost } from './attacks/portal-posts';
 import { handleCaptchaHost } from './captcha';
 import { handleControl } from './control-api';
 import { classifyHost, hostnameOf, originOf, PORTAL_HOSTS, type PortalId } from './hosts';
@@ -29,6 +32,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const resolverTarget = listenHost === '0.0.0.0' || listenHost === '::' ? '127.0.0.1' : listenHost;
   const state = new LabState(options.now ?? Date.now, options.controlToken ?? randomBytes(24).toString('base64url'));
 
+  // The second port first: attack pages name it ("the portal on another port").
+  const attackerServer = await listenAttackerPort(state, listenHost);
   const server = createServer((req, res) => {
     void serve(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendText(res, 500, `Lab error: ${err instanceof Error ? err.message : String(err)}`);
@@ -55,16 +60,26 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       state.clients.get(clientId).captchaSolved = true;
     },
     attackerRequests: () => state.traffic.attackerRequests(),
+    get attackerPort() {
+      return state.attackerPort;
+    },
+    attackRecords: () => state.attacks.records(),
     requestLog: () => state.traffic.requestLog(),
     expireSession: (clientId) => {
       state.sessions.expireClient(clientId);
     },
     reset: () => state.reset(),
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+    stop: async () => {
+      await Promise.all(
+        [server, attackerServer].map(
+          (s) =>
+            new Promise<void>((resolve, reject) => {
+              s.close((err) => (err ? reject(err) : resolve()));
+              s.closeAllConnections();
+            }),
+        ),
+      );
+    },
   };
 
   async function serve(raw: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -73,7 +88,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     let clientId: string | null = null;
     switch (host.kind) {
       case 'portal':
-        clientId = await handlePortal(state, host.portal, req, res);
+        clientId = isAttackEndpoint(req.path) ? await handleAttackEndpoint(state, host.portal, req, res) : await handlePortal(state, host.portal, req, res);
+        recordPortalPost(state, host.portal, req, clientId);
         break;
       case 'phone':
         handlePhone(state, req, res);
@@ -98,8 +114,15 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     });
   }
 
+  countAttackerUpgrades(server, state, (hostHeader) => {
+    const host = classifyHost(hostHeader);
+    return host.kind === 'attacker' ? host.host : null;
+  });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => {
+      attackerServer.close();
+      reject(err);
+    });
     server.listen(options.port ?? 0, listenHost, () => resolve());
   });
   state.port = (server.address() as AddressInfo).port;

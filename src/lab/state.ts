@@ -1,3 +1,4 @@
+import { AttackLedger } from './attacks/ledger';
 import { ClientBook } from './clients';
 import { OtpDesk } from './otp';
 import { SessionBook } from './session';
@@ -11,7 +12,11 @@ export class LabState {
   readonly submissions = new SubmissionBook();
   readonly otp: OtpDesk;
   readonly traffic = new TrafficLog();
+  /** What landed from the attack pages (see `attacks/`). */
+  readonly attacks = new AttackLedger();
   port = 0;
+  /** The lab's second port, where everything counts as the attacker ("the portal on another port"). */
+  attackerPort = 0;
 
   constructor(
     readonly now: () => number,
@@ -26,5 +31,6 @@ export class LabState {
     this.submissions.clear();
     this.otp.clear();
     this.traffic.clear();
+    this.attacks.clear();
   }
 }

@@ -18,6 +18,11 @@ export const LabVariant = z.strictObject({
   expireEvery: z.boolean().default(false),
   /** A CAPTCHA on the sign-in page, or a "Verify you are human" page before the form. Automation cannot pass it. */
   captcha: z.enum(['none', 'signin', 'form']).default('none'),
+  /**
+   * An attack from `attacks/catalogue` shown inside the portal's own pages (the portal itself
+   * compromised, or showing content a user wrote), on the page its placement names.
+   */
+  attack: z.string().regex(/^[a-z0-9-]{1,80}$/).nullable().default(null),
 });
 export type LabVariant = z.infer<typeof LabVariant>;
 export type LabVariantInput = z.input<typeof LabVariant>;

@@ -1,9 +1,10 @@
 import type { LabRequest } from '../http';
+import { ATTACKER_PAGES } from './attacker-pages';
 
 /**
- * Pages the "attacker" hosts serve (prompt injections, look-alike portals, exfiltration sinks).
- * Each attack lives in its own file in this folder and is listed in ATTACK_PAGES. Every request
- * to an attacker host is counted whether or not a page answers it.
+ * Pages the "attacker" hosts serve (look-alike portals, the second stage of an attack). Attacks
+ * on portal pages live in `catalogue/`; these are where they would lead. Every request to an
+ * attacker host is counted whether or not a page answers it.
  */
 export interface AttackPage {
   readonly id: string;
@@ -14,7 +15,7 @@ export interface AttackPage {
   render(req: LabRequest, port: number): { status?: number; contentType?: string; body: string };
 }
 
-export const ATTACK_PAGES: readonly AttackPage[] = [];
+export const ATTACK_PAGES: readonly AttackPage[] = ATTACKER_PAGES;
 
 export function findAttackPage(host: string, path: string, pages: readonly AttackPage[] = ATTACK_PAGES): AttackPage | undefined {
   return pages.find((p) => p.path === path && (p.host === undefined || p.host === host));

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { attackContent } from '../attacks/embed';
 import type { ClientState } from '../clients';
 import type { PortalSpec, SectionSpec } from '../forms/spec';
 import { html, type Html } from '../html';
@@ -52,7 +53,7 @@ export function sendPage(ctx: PortalContext, options: PageOptions): void {
   const document = ctx.layout.document({
     portal: ctx.portal,
     title: options.title,
-    main: options.main,
+    main: html`${attackContent(ctx.state, { portal: ctx.portal.id, path: ctx.req.path, attack: ctx.variant.attack, clientId: signedInAs })}${options.main}`,
     signedInAs,
     overlays: html`${options.extraOverlay ?? ''}${banner}`,
     ...(options.sectionNav ? { sectionNav: options.sectionNav } : {}),
