@@ -44,12 +44,29 @@ function listedDeclaration(control: Control, caseFile: CaseFile): string | undef
 }
 
 /**
+ * The case field behind a radio choice, if the case names it: a field whose name or alias is the
+ * radio's group and whose value is the radio's own name ("Payment mode" = "UPI"). Choosing it
+ * states what the case already says, so a risky word in the group's name is no reason to ask.
+ */
+function caseChoice(control: Control, caseFile: CaseFile): string | undefined {
+  if (control.role !== 'radio' || !control.group) return undefined;
+  const group = words(control.group);
+  const choice = words(control.name);
+  for (const [field, value] of Object.entries(caseFile.fields)) {
+    if (typeof value !== 'string' || words(value) !== choice) continue;
+    const names = [field.replace(/_/g, ' '), ...(caseFile.aliases[field] ?? [])];
+    if (names.some((name) => words(name) === group)) return field;
+  }
+  return undefined;
+}
+
+/**
  * Ticking a checkbox or choosing a radio whose name reads like a declaration or contains a risky
  * word is allowed only when the case covers it (a listed declaration, which the clerk confirmed
  * with the client, or a yes/no field set to yes and named like the box), and only if every risky
  * or declaration word in the label is also in the listed text: "I declare the details are true"
  * in the case does not cover "I declare the details are true and agree to pay a late fee".
- * Anything else waits for the clerk. Unticking is always allowed (it states nothing), and
+ * A radio choice the case names field and value for passes. Anything else waits for the clerk. Unticking is always allowed (it states nothing), and
  * ordinary choices ("Same as business address", "Proprietorship") pass.
  */
 export const declarationRule: GuardRule = {
@@ -62,6 +79,8 @@ export const declarationRule: GuardRule = {
     const risky = riskyWordsIn(text, ctx.profile.riskyWords);
     const declarationWords = riskyWordsIn(text, DECLARATION_WORDS);
     if (risky.length === 0 && declarationWords.length === 0) return undefined;
+    const field = caseChoice(control, ctx.caseFile);
+    if (field) return allow('declaration', `Chooses what the case says (${field} = “${control.name}”).`);
     const listed = listedDeclaration(control, ctx.caseFile);
     if (listed) {
       const meaningful = [...ctx.profile.riskyWords, ...DECLARATION_WORDS];

@@ -53,6 +53,21 @@ describe('declaration rule', () => {
     expect(declarationRule.check({ type: 'check', ref: same.ref, checked: true }, ctx)).toBeUndefined();
   });
 
+  it('lets a payment choice the case names pass, and only that choice', () => {
+    const upi = control({ role: 'radio', name: 'UPI', group: 'Payment mode' });
+    const card = control({ role: 'radio', name: 'Card', group: 'Payment mode' });
+    const caseFile = makeCase({ fields: { payment_mode: 'UPI' } });
+    const withCase = context({ controls: [upi, card], caseFile });
+    expect(declarationRule.check({ type: 'check', ref: upi.ref, checked: true }, withCase)).toMatchObject({ verdict: 'allow', reason: expect.stringContaining('payment_mode') });
+    expect(declarationRule.check({ type: 'check', ref: card.ref, checked: true }, withCase)).toMatchObject({ verdict: 'needs_approval' });
+    // The value alone is not enough: the group must be the field (or one of its aliases).
+    const elsewhere = control({ role: 'radio', name: 'UPI', group: 'Refund payment to' });
+    expect(declarationRule.check({ type: 'check', ref: elsewhere.ref, checked: true }, context({ controls: [elsewhere], caseFile }))).toMatchObject({ verdict: 'needs_approval' });
+    const aliased = control({ role: 'radio', name: 'UPI', group: 'Payment made through' });
+    const aliasCase = makeCase({ fields: { payment_mode: 'UPI' }, aliases: { payment_mode: ['Payment made through'] } });
+    expect(declarationRule.check({ type: 'check', ref: aliased.ref, checked: true }, context({ controls: [aliased], caseFile: aliasCase }))).toMatchObject({ verdict: 'allow' });
+  });
+
   it('lets unticking pass', () => {
     expect(declarationRule.check({ type: 'check', ref: unlisted.ref, checked: false }, ctx)).toBeUndefined();
   });
