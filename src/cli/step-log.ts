@@ -12,7 +12,7 @@ export function formatStep(step: StepRecord): string[] {
   const lines = [`#${step.index} ${where} — ${o.controls.length} controls${o.errors.length ? `, ${o.errors.length} error(s)` : ''}${tokens}${image}`];
   for (const event of step.events) lines.push(`   · ${event.type}: ${event.message}`);
   for (const a of step.actions) {
-    const approval = a.approval ? ` [${a.approval.decision}d by ${a.approval.by}]` : '';
+    const approval = a.approval ? ` [${a.approval.decision === 'approve' ? 'approved' : 'denied'} by ${a.approval.by}]` : '';
     const source = a.verdict.provenance ? ` ← ${a.verdict.provenance.source}:${a.verdict.provenance.field}` : '';
     const message = a.outcome.message ? ` (${a.outcome.message})` : '';
     lines.push(`   ${describe(a.action, a.element)}${source} → ${a.verdict.verdict}${approval} → ${a.outcome.status}${message} ${a.outcome.ms}ms`);
