@@ -183,7 +183,17 @@ export class RunLoop {
   private async gotoStart(): Promise<void> {
     const start = this.o.profile.startUrl;
     this.note('navigation', `Opening the portal at ${start}`);
-    await this.o.page.goto(start, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    await this.goto(start);
+  }
+
+  /** Code's own navigation; a slow portal gets a second try before the run stops. */
+  private async goto(url: string): Promise<void> {
+    try {
+      await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    } catch (err) {
+      this.note('navigation', `${url} did not load (${errorText(err)}); trying again`);
+      await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    }
   }
 
   private async setStatus(status: RunStatus, reason?: string): Promise<void> {
@@ -292,7 +302,7 @@ export class RunLoop {
     if (here.host === start.host && here.pathname === start.pathname) return false;
     const draft = this.progress.current.draftId;
     this.note('reopen_draft', `Signed in again mid-form: opening ${start.href} to continue ${draft ? `saved draft ${draft}` : 'the saved work'} instead of a new application`);
-    await this.o.page.goto(start.href, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    await this.goto(start.href);
     return true;
   }
 
@@ -568,6 +578,7 @@ export class RunLoop {
     this.addSecret(credentials.password);
     const result = await signIn(read, this.o.profile, credentials);
     this.note('sign_in', result.message);
+    if (result.retry) return;
     if (!result.ok) throw new RunEnd({ status: 'failed', reason: result.message });
     this.justSignedIn = true;
     this.listChecked = false;

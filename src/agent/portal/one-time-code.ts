@@ -19,10 +19,14 @@ export async function enterOneTimeCode(read: PageRead, field: Control, code: str
   const button = read.observation.controls.find((c) => c.role === 'button' && /\b(verify|continue|confirm|submit)\b/.test(normaliseLabel(c.name)));
   const [input, press] = await Promise.all([read.resolve(field.ref), button ? read.resolve(button.ref) : Promise.resolve(null)]);
   if (!input) return { ok: false, message: 'The code field disappeared before the code could be typed' };
-  await input.fill(code, { timeout: 5_000 });
-  if (press) await press.click({ timeout: 5_000 });
-  else await input.press('Enter', { timeout: 5_000 });
-  await input.page().waitForLoadState('domcontentloaded', { timeout: 15_000 });
+  try {
+    await input.fill(code, { timeout: 10_000 });
+    if (press) await press.click({ timeout: 20_000 });
+    else await input.press('Enter', { timeout: 10_000 });
+    await input.page().waitForLoadState('domcontentloaded', { timeout: 20_000 });
+  } catch (err) {
+    return { ok: false, message: `The code page did not answer in time (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); looking again` };
+  }
   return { ok: true, message: `Code typed by code from the clerk: ${maskCode(code)}` };
 }
 

@@ -15,7 +15,13 @@ export interface SignInResult {
   ok: boolean;
   /** For the step log; never contains the password. */
   message: string;
+  /** The page did not answer in time: look again instead of giving up (the sign-in may have gone through). */
+  retry?: boolean;
 }
+
+/** Sign-in is code's own action: generous timeouts, a slow portal is not a wrong login. */
+const FILL_TIMEOUT_MS = 10_000;
+const CLICK_TIMEOUT_MS = 20_000;
 
 /**
  * Signs in by code from stored credentials. The planner is paused while this runs and
@@ -38,9 +44,14 @@ export async function signIn(read: PageRead, profile: PortalProfile, credentials
   }
   const [userLocator, passwordLocator, submitLocator] = await Promise.all([read.resolve(username.ref), read.resolve(password.ref), read.resolve(submit.ref)]);
   if (!userLocator || !passwordLocator || !submitLocator) return { ok: false, message: 'The sign-in form changed while signing in' };
-  await userLocator.fill(credentials.username, { timeout: 5_000 });
-  await passwordLocator.fill(credentials.password, { timeout: 5_000 });
-  await submitLocator.click({ timeout: 5_000 });
-  await submitLocator.page().waitForLoadState('domcontentloaded', { timeout: 15_000 });
+  try {
+    await userLocator.fill(credentials.username, { timeout: FILL_TIMEOUT_MS });
+    await passwordLocator.fill(credentials.password, { timeout: FILL_TIMEOUT_MS });
+    await submitLocator.click({ timeout: CLICK_TIMEOUT_MS });
+    await submitLocator.page().waitForLoadState('domcontentloaded', { timeout: CLICK_TIMEOUT_MS });
+  } catch (err) {
+    // Playwright's messages name the element, never the value typed.
+    return { ok: false, retry: true, message: `The sign-in page did not answer in time (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); looking again` };
+  }
   return { ok: true, message: `Signed in by code as ${credentials.username}` };
 }
