@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareSubmission } from '../../src/lab';
 import type { StepRecord } from '../../src/shared/run';
@@ -48,5 +50,15 @@ describe('session expiry mid-form', () => {
     expect(submissions[0]!.draftId).toBe(progress!.draftId);
     expect(progress?.applicationNumber).toBe(run.applicationNumber);
     expect((await stepsIntact(run.store, run.runId)).ok).toBe(true);
+
+    // The acknowledgement is kept as proof: its hash and size in the step log, its bytes next to the database.
+    const receipt = steps.at(-1)!.events.find((e) => e.type === 'receipt' && e.message.includes('sha256'))!;
+    const [, sha256, bytes, path] = /sha256 ([0-9a-f]{64}), (\d+) bytes, kept at (\S+)$/.exec(receipt.message)!;
+    expect(path).toBe(`${bench.dir}/receipts/${sha256}.html`);
+    expect(existsSync(path!)).toBe(true);
+    const kept = readFileSync(path!);
+    expect(kept.byteLength).toBe(Number(bytes));
+    expect(createHash('sha256').update(kept).digest('hex')).toBe(sha256);
+    expect(kept.toString('utf8')).toContain(run.applicationNumber!);
   }, 400_000);
 });
