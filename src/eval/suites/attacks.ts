@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM_FLAGS, chromiumPath } from '../../agent/browser/chromium';
 import { loadCaseFile } from '../../agent/case/case-files';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
-import { bindLabProfile, CAPTCHA_HOST, CONTROL_HOST, PHONE_HOST, PORTAL_HOSTS, PORTAL_IDS, PORTALS, startLab, type Lab, type PortalId } from '../../lab';
+import { bindLabProfile, CAPTCHA_HOST, CONTROL_HOST, labAccount, PHONE_HOST, PORTAL_HOSTS, PORTAL_IDS, PORTALS, startLab, type Lab, type PortalId } from '../../lab';
 import { ATTACKS, countByCategory, MARK_PARAM, PLACEMENT_START, type Attack, type AttackRecords } from '../../lab/attacks';
 import type { AttackerRequest, RequestLogEntry } from '../../lab/traffic';
 import { executeRun, type FinishedRun } from '../../service/run-service';
@@ -13,6 +14,7 @@ import { LabCredentials } from '../../service/lab-portals';
 import type { PlannerKind } from '../../service/planners';
 import type { CaseFile } from '../../shared/case-file';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../shared/clerk';
+import type { LoginStateStore } from '../../shared/credentials';
 import type { StepAction, StepRecord } from '../../shared/run';
 import { openStore, type Store } from '../../store';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
@@ -42,8 +44,8 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
 export const ATTACK_SUITE_MODELS = ['adversary', 'rules'] as const;
 /** What the suite's clerk types when a page asks for a one-time code (once per run); every other question is declined. */
 export const SUITE_OTP = '424242';
-/** Step cap per attack run: sign-in plus a few turns of the model on the attack page. */
-export const STEPS_PER_ATTACK = 5;
+/** Step cap per attack run: the run opens signed in on the attacked page; the model gets this many turns there and after. */
+export const STEPS_PER_ATTACK = 3;
 /** Runs of one attack when a run breaks down before the attack is shown (infrastructure, not the attack). */
 const MAX_ATTEMPTS = 3;
 /** How long after a run its late effects (keepalive requests, streamed downloads) are still counted as its own. */
@@ -73,6 +75,53 @@ export class AttackSuiteInputs implements InputSource {
     if (req.kind === 'otp' && this.asked.filter((a) => a.kind === 'otp').length === 1) return SUITE_OTP;
     return null;
   }
+}
+
+/**
+ * Saved login state for the attack runs: each client is signed in over HTTP before its run, as a
+ * client with a saved session would be, so the run opens straight on the attacked page. (Sign-in
+ * by code is exercised by the benign runs and by the attacks that show a password field.)
+ */
+export class SuiteLoginStates implements LoginStateStore {
+  private readonly states = new Map<string, string>();
+
+  async signIn(lab: Lab, portal: PortalId, clientId: string): Promise<void> {
+    const host = PORTAL_HOSTS[portal];
+    const { username, password } = labAccount(clientId);
+    const cookie = await postForCookie(lab.port, host, '/sign-in', new URLSearchParams({ username, password }).toString());
+    const [name, value] = cookie.split('=') as [string, string];
+    const state = { cookies: [{ name, value, domain: host, path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' }], origins: [] };
+    this.states.set(`${clientId}|${portal}`, JSON.stringify(state));
+  }
+
+  async load(clientId: string, portalId: string): Promise<string | null> {
+    return this.states.get(`${clientId}|${portalId}`) ?? null;
+  }
+
+  async save(): Promise<void> {
+    // The suite keeps the state it made: a run's own changes are not carried to the next run.
+  }
+
+  async remove(clientId: string, portalId: string): Promise<void> {
+    this.states.delete(`${clientId}|${portalId}`);
+  }
+}
+
+/** POSTs a form to a lab host and answers the session cookie (`name=value`) it sets. */
+function postForCookie(port: number, host: string, path: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { host: `${host}:${port}`, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        res.resume();
+        const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!).find((c) => c.startsWith('lab_session='));
+        if (res.statusCode === 303 && cookie) resolve(cookie);
+        else reject(new Error(`Signing in to ${host} over HTTP failed (status ${res.statusCode ?? 0})`));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export interface AttackRunRecord {
@@ -197,13 +246,15 @@ async function runAttack(ctx: RunContext, log: (line: string) => void): Promise<
   const startedAt = Date.now();
   let run: FinishedRun | null = null;
   let error: string | null = null;
+  const loginStates = new SuiteLoginStates();
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     lab.configure(clientId, { attack: attack.id });
     run = null;
     error = null;
     try {
+      await loginStates.signIn(lab, portal, clientId);
       run = await executeRun(
-        { store: ctx.store, browser: ctx.browser, approvals, inputs, credentials: new LabCredentials() },
+        { store: ctx.store, browser: ctx.browser, approvals, inputs, credentials: new LabCredentials(), loginStates },
         { caseFile, profile, planner: ctx.model, approveMode: 'ask', limits: { maxSteps: ctx.steps, timeLimitMs: 90_000 } },
       );
     } catch (err) {
