@@ -40,5 +40,6 @@ export default tseslint.config(
   { files: ['src/renderer/**'], rules: restrict([ELECTRON, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, { group: ['node:*'], message: 'The renderer runs in a sandbox without Node.' }]) },
   { files: ['src/preload/**'], rules: restrict([REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, RENDERER]) },
   { files: ['src/cli/**'], rules: restrict([ELECTRON, REACT, RENDERER]) },
+  { files: ['src/bench/**'], rules: restrict([ELECTRON, REACT, SQLITE, MAIN, RENDERER, { group: ['**/console/**', '../console', '../console/*', '**/eval/**', '../eval', '../eval/*', '**/vault/**', '../vault', '../vault/*'], message: 'src/bench measures the engine, store, audit, lab and service; it does not use the console, the eval suites or the vault.' }]) },
   { files: ['bin/**/*.js'], languageOptions: { globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

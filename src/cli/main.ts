@@ -1,5 +1,6 @@
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { EXIT, UsageError } from './cli-error';
+import { benchCommand } from './commands/bench';
 import { consoleCommand } from './commands/console';
 import { evalCommand } from './commands/eval';
 import { labCommand } from './commands/lab';
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, { summary: string; command: Command }> = {
   eval: { summary: 'run an evaluation suite (lab, attacks, faults) and print verdicts', command: evalCommand },
   verify: { summary: 'check that a recorded run (or its export file) was not edited', command: verifyCommand },
   replay: { summary: 'replay a recorded run: text, JSON, an offline HTML report or a verifiable export', command: replayCommand },
+  bench: { summary: 'benchmark observe, tokens, store, a lab form and concurrent runs against their targets', command: benchCommand },
   purge: { summary: 'retention: drop screenshots and model payloads of runs older than an age', command: purgeCommand },
   vault: { summary: 'store, list and remove portal logins (encrypted; passwords never printed)', command: (args) => vaultCommand(args) },
 };

@@ -1,0 +1,77 @@
+import { join, resolve } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { loadCaseFile } from '../agent/case/case-files';
+import { loadPortalProfile } from '../agent/case/portal-profiles';
+import { bindLabProfile, type Lab, type PortalId } from '../lab';
+import { LabCredentials } from '../service/lab-portals';
+import { executeRun } from '../service/run-service';
+import type { ApprovalGate, InputSource } from '../shared/clerk';
+import type { Store } from '../store';
+import { spread, type Spread } from './stats';
+
+/**
+ * A lab form end to end: `executeRun` with the offline `rules` planner (sign-in by code, every
+ * section filled from the case, Submit approved by a clerk who approves at once, the confirmation
+ * page read), in a fresh browser context, recorded step by step in a real SQLite store. Each run
+ * uses a client id of its own, so no run finds another's draft or submission.
+ */
+
+const CASES = resolve(__dirname, '../../resources/cases');
+
+/** One sample case per lab form. */
+export const LAB_FORMS: Readonly<Record<PortalId, string>> = {
+  shops: 'shops-renewal-anand-bakery.json',
+  power: 'power-name-change-deshpande.json',
+  tax: 'tax-return-deccan-software-aug-2026.json',
+};
+
+export interface LabFormEnv {
+  lab: Lab;
+  browser: Browser;
+  store: Store;
+}
+
+export interface FormRun {
+  portal: PortalId;
+  status: string;
+  reason: string;
+  steps: number;
+  /** The lab recorded exactly one submission for the run's client. */
+  submitted: boolean;
+  ms: number;
+}
+
+const approveAtOnce: ApprovalGate = { request: async () => ({ decision: 'approve', by: 'bench clerk' }) };
+const answerNothing: InputSource = { ask: async () => null };
+let runSeq = 0;
+
+export async function runLabForm(env: LabFormEnv, portal: PortalId): Promise<FormRun> {
+  const base = loadCaseFile(join(CASES, LAB_FORMS[portal]));
+  const tag = `bench-${process.pid}-${++runSeq}`;
+  const caseFile = { ...base, caseId: `${base.caseId}-${tag}`, clientId: `${base.clientId}-${tag}` };
+  env.lab.configure(caseFile.clientId, {});
+  const started = performance.now();
+  const finished = await executeRun(
+    { store: env.store, browser: env.browser, approvals: approveAtOnce, inputs: answerNothing, credentials: new LabCredentials() },
+    { caseFile, profile: bindLabProfile(loadPortalProfile(caseFile.portal), env.lab.port), planner: 'rules', approveMode: 'all' },
+  );
+  const ms = performance.now() - started;
+  const submitted = env.lab.submissions({ clientId: caseFile.clientId }).length === 1;
+  return { portal, status: finished.status, reason: finished.reason, steps: finished.steps, submitted, ms };
+}
+
+export interface LabForm {
+  portal: PortalId;
+  runs: FormRun[];
+  ms: Spread;
+  /** Every timed run ended done with exactly one submission. */
+  allDone: boolean;
+}
+
+/** The same form `trials` times in a row (after `warmup` untimed runs). */
+export async function measureLabForm(env: LabFormEnv, portal: PortalId, options: { warmup: number; trials: number }): Promise<LabForm> {
+  for (let i = 0; i < options.warmup; i++) await runLabForm(env, portal);
+  const runs: FormRun[] = [];
+  for (let i = 0; i < options.trials; i++) runs.push(await runLabForm(env, portal));
+  return { portal, runs, ms: spread(runs.map((r) => r.ms)), allDone: runs.every((r) => r.status === 'done' && r.submitted) };
+}

@@ -1,0 +1,189 @@
+import type { Machine } from './machine';
+import type { ObservationSize } from './observation-size';
+import type { ObserveTime } from './observe-time';
+import type { LabForm } from './lab-form';
+import type { ReplayLoad } from './replay-load';
+import type { StaleRef } from './stale-ref';
+import { median, round, spread, type Spread } from './stats';
+import type { StoreWrite } from './store-write';
+import type { Throughput } from './throughput';
+
+/** The benchmark's report: what `portal-desk bench` prints, and `--json` prints as JSON. */
+
+export const TARGETS = {
+  observeRatio: 1.15,
+  tokensOfSnapshot: 0.4,
+  staleRefMs: 20,
+  labFormMs: 5_000,
+  throughputRatio: 1.6,
+} as const;
+
+export interface ObserveTimeSummary {
+  /** Pooled over every paired trial on the lab pages: median of observe/snapshot. */
+  labRatio: number;
+  labObserveMs: Spread;
+  labSnapshotMs: Spread;
+  synthetic: Omit<ObserveTime, 'ratios'>;
+  pages: Omit<ObserveTime, 'ratios'>[];
+}
+
+export interface ObservationSizeSummary {
+  lab: {
+    pages: number;
+    observationTokens: number;
+    snapshotTokens: number;
+    htmlTokens: number;
+    /** Sum of observation tokens / sum of ai-snapshot tokens over the lab pages. */
+    ofSnapshot: number;
+    /** The largest per-page share. */
+    worstOfSnapshot: number;
+    worstPage: string;
+    ofHtml: number;
+    /** The same shares counted in BPE-like pieces. */
+    ofSnapshotPieces: number;
+    ofHtmlPieces: number;
+    labelled: number;
+    kept: number;
+    keptShare: number;
+  };
+  synthetic: ObservationSize;
+  pages: ObservationSize[];
+}
+
+export interface TargetRow {
+  measurement: string;
+  result: string;
+  /** '' when the measurement has no target. */
+  target: string;
+  met: boolean | null;
+}
+
+export interface BenchReport {
+  mode: 'full' | 'quick';
+  machine: Machine;
+  wallSeconds: number;
+  tokenEstimate: string;
+  observeTime: ObserveTimeSummary;
+  observationSize: ObservationSizeSummary;
+  staleRef: StaleRef;
+  storeWrite: StoreWrite;
+  replayLoad: ReplayLoad;
+  labForm: LabForm;
+  throughput: Throughput;
+  summary: TargetRow[];
+}
+
+export function summariseObserveTime(lab: readonly ObserveTime[], synthetic: ObserveTime): ObserveTimeSummary {
+  const strip = ({ ratios: _ratios, ...rest }: ObserveTime) => rest;
+  return {
+    labRatio: round(median(lab.flatMap((p) => p.ratios))),
+    labObserveMs: spread(lab.map((p) => p.observeMs.median)),
+    labSnapshotMs: spread(lab.map((p) => p.snapshotMs.median)),
+    synthetic: strip(synthetic),
+    pages: lab.map(strip),
+  };
+}
+
+export function summariseObservationSize(lab: readonly ObservationSize[], synthetic: ObservationSize): ObservationSizeSummary {
+  const sum = (key: keyof ObservationSize) => lab.reduce((n, p) => n + (p[key] as number), 0);
+  const worst = lab.reduce((a, b) => (b.ofSnapshot > a.ofSnapshot ? b : a));
+  const labelled = sum('labelled');
+  const kept = sum('kept');
+  return {
+    lab: {
+      pages: lab.length,
+      observationTokens: sum('observationTokens'),
+      snapshotTokens: sum('snapshotTokens'),
+      htmlTokens: sum('htmlTokens'),
+      ofSnapshot: round(sum('observationTokens') / sum('snapshotTokens'), 3),
+      worstOfSnapshot: worst.ofSnapshot,
+      worstPage: worst.page,
+      ofHtml: round(sum('observationTokens') / sum('htmlTokens'), 3),
+      ofSnapshotPieces: round(sum('observationPieces') / sum('snapshotPieces'), 3),
+      ofHtmlPieces: round(sum('observationPieces') / sum('htmlPieces'), 3),
+      labelled,
+      kept,
+      keptShare: labelled ? round(kept / labelled, 4) : 0,
+    },
+    synthetic,
+    pages: [...lab],
+  };
+}
+
+const pct = (x: number) => `${round(x * 100, 1)}%`;
+const ms = (x: number) => `${round(x, 1)} ms`;
+
+export function targetRows(r: Omit<BenchReport, 'summary' | 'machine' | 'wallSeconds' | 'mode' | 'tokenEstimate'>): TargetRow[] {
+  const o = r.observeTime;
+  const s = r.observationSize;
+  const staleMs = Math.max(r.staleRef.olderReadMs.median, r.staleRef.reRenderedMs.median);
+  const t = r.throughput;
+  return [
+    {
+      measurement: `observation build vs bare ai snapshot, lab pages (${o.pages.length})`,
+      result: `${o.labRatio.toFixed(2)}× (${ms(o.labObserveMs.median)} vs ${ms(o.labSnapshotMs.median)})`,
+      target: `≤ ${TARGETS.observeRatio}×`,
+      met: o.labRatio <= TARGETS.observeRatio,
+    },
+    {
+      measurement: `observation build vs bare ai snapshot, synthetic ${o.synthetic.controls}-control page`,
+      result: `${o.synthetic.ratio.toFixed(2)}× (${ms(o.synthetic.observeMs.median)} vs ${ms(o.synthetic.snapshotMs.median)})`,
+      target: `≤ ${TARGETS.observeRatio}×`,
+      met: o.synthetic.ratio <= TARGETS.observeRatio,
+    },
+    {
+      measurement: `observation tokens / full ai snapshot, lab pages (worst page ${pct(s.lab.worstOfSnapshot)})`,
+      result: `${pct(s.lab.ofSnapshot)} (${s.lab.observationTokens} vs ${s.lab.snapshotTokens} tokens)`,
+      target: `≤ ${pct(TARGETS.tokensOfSnapshot)}`,
+      met: s.lab.ofSnapshot <= TARGETS.tokensOfSnapshot,
+    },
+    {
+      measurement: 'labelled controls of the ai snapshot kept, lab pages',
+      result: `${s.lab.kept}/${s.lab.labelled} (${pct(s.lab.keptShare)})`,
+      target: '100%',
+      met: s.lab.labelled > 0 && s.lab.kept === s.lab.labelled,
+    },
+    {
+      measurement: 'observation tokens / raw HTML, lab pages',
+      result: `${pct(s.lab.ofHtml)} (${s.lab.observationTokens} vs ${s.lab.htmlTokens} tokens)`,
+      target: '',
+      met: null,
+    },
+    {
+      measurement: `synthetic page: tokens / ai snapshot, labelled kept (cap ${s.synthetic.listed} listed)`,
+      result: `${pct(s.synthetic.ofSnapshot)}, ${s.synthetic.kept}/${s.synthetic.labelled} kept, ${s.synthetic.omitted} counted as omitted`,
+      target: '',
+      met: null,
+    },
+    {
+      measurement: 'stale ref → unknown_ref (older read / re-rendered element)',
+      result: `${ms(r.staleRef.olderReadMs.median)} / ${ms(r.staleRef.reRenderedMs.median)}`,
+      target: `≤ ${TARGETS.staleRefMs} ms`,
+      met: staleMs <= TARGETS.staleRefMs,
+    },
+    {
+      measurement: `store write per step (WAL, synchronous=FULL; ~${Math.round(r.storeWrite.stepJsonBytes / 1024)} KB JSON + ${Math.round(r.storeWrite.screenshotBytes / 1024)} KB PNG)`,
+      result: `${ms(r.storeWrite.perStepMs.median)} (p90 ${ms(r.storeWrite.perStepMs.p90)})`,
+      target: '',
+      met: null,
+    },
+    {
+      measurement: `replay load, ${r.replayLoad.steps}-step run (loadReplay / listSteps)`,
+      result: `${ms(r.replayLoad.loadReplayMs.median)} / ${ms(r.replayLoad.listStepsMs.median)}`,
+      target: '',
+      met: null,
+    },
+    {
+      measurement: `lab form end to end, rules planner (${r.labForm.portal}, ${r.labForm.runs.length} runs${r.labForm.allDone ? '' : ', NOT ALL DONE'})`,
+      result: `${round(r.labForm.ms.median / 1000, 2)} s median`,
+      target: `≤ ${TARGETS.labFormMs / 1000} s`,
+      met: r.labForm.allDone && r.labForm.ms.median <= TARGETS.labFormMs,
+    },
+    {
+      measurement: `throughput, ${t.concurrent.concurrency} concurrent vs 1 (forms/min)`,
+      result: `${t.ratio.toFixed(2)}× (${t.concurrent.formsPerMinute} vs ${t.single.formsPerMinute})`,
+      target: `≥ ${TARGETS.throughputRatio}×`,
+      met: t.single.done === t.single.forms && t.concurrent.done === t.concurrent.forms && t.ratio >= TARGETS.throughputRatio,
+    },
+  ];
+}
