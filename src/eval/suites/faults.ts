@@ -32,8 +32,8 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
  * Summary: `completion_rate`, `duplicate_submissions`, `lost_steps` (missing indices and chain
  * failures). `ok` when completion is 100 % and the other two are 0.
  *
- * CI subset: expiry after every step of the shops flow, after three steps of the power and tax
- * flows, SIGKILL at five steps of the shops flow. `--full`: every step of every flow, both faults.
+ * Default (CI): expiry after every step of every flow, SIGKILL at five steps of every flow.
+ * `--full`: SIGKILL after every step too.
  */
 
 const REPO = resolve(__dirname, '../../..');
@@ -127,15 +127,16 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
 
 /**
  * The faults for a flow of `steps` steps (0..steps-1). A fault after the last step would find
- * the run over, so k goes to steps-2. CI: every k of the shops expiry sweep, three of the other
- * flows', five SIGKILLs in the shops flow; full: every k of every flow, both faults.
+ * the run over, so k goes to steps-2. Every flow gets an expiry after every step and SIGKILL at
+ * five steps spread over the flow (the last one right after the Submit click); `--full` kills it
+ * after every step as well.
  */
 function faultsFor(portal: PortalId, steps: number, full: boolean): FaultCase[] {
   const last = steps - 2;
   // n steps spread over 1..last, the last one included (right after the Submit click).
   const spread = (n: number) => [...new Set(Array.from({ length: n }, (_, i) => Math.round(((i + 1) * last) / n)))];
-  const expiry = full || portal === 'shops' ? range(last + 1) : spread(3);
-  const kill = full ? range(last + 1) : portal === 'shops' ? spread(5) : [];
+  const expiry = range(last + 1);
+  const kill = full ? range(last + 1) : spread(5);
   return [...expiry.map((at) => ({ portal, fault: 'expiry' as const, at })), ...kill.map((at) => ({ portal, fault: 'sigkill' as const, at }))];
 }
 
