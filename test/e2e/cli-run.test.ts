@@ -1,11 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaseFile } from '../../src/agent/case/case-files';
 import { compareSubmission } from '../../src/lab';
 import { openStore } from '../../src/store';
 import { REPO, runCli } from '../support/cli';
+import { formFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
 
 const SHOPS_CASE = join(REPO, 'resources/cases/shops-renewal-anand-bakery.json');
 
@@ -68,5 +69,43 @@ describe('portal-desk run (the CLI, as a real process)', () => {
     expect(r.stdout).toBe('');
     const { existsSync } = await import('node:fs');
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('portal-desk run --model anthropic (the real SDK against a loopback Messages API)', () => {
+  const caseFile = loadCaseFile(SHOPS_CASE);
+  let api: MessagesApi;
+  beforeAll(async () => {
+    // A scripted model that fills and submits, reading only what the planner sent it.
+    api = await startMessagesApi(
+      formFillingModel(caseFile.fields, {
+        aliases: caseFile.aliases,
+        declarations: caseFile.declarations,
+        continueButton: /^(continue|next|save and continue|proceed|start a new application|continue your saved draft)\b/i,
+        applicationNumber: /\b(SHP-\d{4}-\d{6})\b/,
+      }),
+    );
+  });
+  afterAll(() => api?.close());
+
+  it('ends done with the application number, tokens on every model step, and a cost estimate', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'pd-run-')), 'runs.sqlite');
+    const r = await runCli(['run', '--case', SHOPS_CASE, '--model', 'anthropic', '--approve', 'all', '--json', '--db', db], {
+      env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: api.url },
+    });
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.status).toBe('done');
+    expect(summary.applicationNumber).toMatch(/^SHP-\d{4}-\d{6}$/);
+    expect(compareSubmission(caseFile.fields, summary.submittedFields)).toEqual([]);
+
+    // Every planner call shows its tokens in the step log, and the run adds them up.
+    const calls = api.requests.filter((q) => q.path.endsWith('/messages')).length;
+    const tokenLines = r.stderr.split('\n').filter((l) => /^#\d+ .* tokens in \d+ \(\+\d+ cached\) out \d+/.test(l));
+    expect(tokenLines.length).toBe(calls);
+    expect(summary.usage.inputTokens).toBeGreaterThan(0);
+    expect(summary.usage.cacheReadTokens).toBeGreaterThan(0);
+    expect(summary.usage.costUsd).toBeGreaterThan(0);
+    console.log(`one shops form with --model anthropic (lab, simulated usage = request chars/4): ${calls} calls, ${JSON.stringify(summary.usage)}`);
   });
 });
