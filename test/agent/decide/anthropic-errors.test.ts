@@ -167,6 +167,12 @@ describe('the anthropic planner configuration', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('reads ANTHROPIC_MAX_TOKENS, and names it when it is not a usable number', () => {
+    expect(loadAnthropicConfig({}, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_MAX_TOKENS: '4096' }).maxTokens).toBe(4096);
+    expect(() => loadAnthropicConfig({}, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_MAX_TOKENS: 'lots' })).toThrow(/ANTHROPIC_MAX_TOKENS must be a whole number/);
+    expect(() => loadAnthropicConfig({}, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_MAX_TOKENS: '10' })).toThrow(/maxTokens/);
+  });
+
   it('reads the environment, lets options win, and validates', () => {
     const config = loadAnthropicConfig({ maxTurns: 10 }, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://litellm.local:4000', ANTHROPIC_MODEL: 'claude-opus-5-5' });
     expect(config).toMatchObject({ apiKey: 'k', baseURL: 'http://litellm.local:4000', model: 'claude-opus-5-5', maxTurns: 10, maxInvalidOutputs: 3, maxRetries: 4 });

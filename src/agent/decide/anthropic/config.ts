@@ -70,6 +70,11 @@ function fromEnv(env: Env): AnthropicOptions {
   if (baseURL) options.baseURL = baseURL;
   const model = env['ANTHROPIC_MODEL']?.trim();
   if (model) options.model = model;
+  const maxTokens = env['ANTHROPIC_MAX_TOKENS']?.trim();
+  if (maxTokens) {
+    if (!/^\d+$/.test(maxTokens)) throw new AnthropicConfigError(`ANTHROPIC_MAX_TOKENS must be a whole number of tokens (got "${maxTokens}"). No request was made.`);
+    options.maxTokens = Number(maxTokens);
+  }
   return options;
 }
 
