@@ -25,6 +25,8 @@ export interface ClientState {
   captchaSolved: boolean;
   /** Portals where the survey popup was already shown. */
   surveyShown: Set<PortalId>;
+  /** Portals where the `rejectFieldOnce` field was already rejected. */
+  fieldRejected: Set<PortalId>;
   drafts: Map<PortalId, SavedDraft>;
 }
 
@@ -44,6 +46,7 @@ export class ClientBook {
         resets: 0,
         captchaSolved: false,
         surveyShown: new Set(),
+        fieldRejected: new Set(),
         drafts: new Map(),
       };
       this.byId.set(clientId, client);
@@ -55,7 +58,7 @@ export class ClientBook {
     return this.byId.get(clientId);
   }
 
-  /** Sets the client's variant for the next run; re-arms expiry, the survey and the captcha. Drafts stay. */
+  /** Sets the client's variant for the next run; re-arms expiry, the survey, the field rejection and the captcha. Drafts stay. */
   configure(clientId: string, input: LabVariantInput = {}): LabVariant {
     const variant = LabVariant.parse(input);
     const client = this.get(clientId);
@@ -64,6 +67,7 @@ export class ClientBook {
     client.authedRequests = 0;
     client.captchaSolved = false;
     client.surveyShown.clear();
+    client.fieldRejected.clear();
     this.lastConfigured = variant;
     return variant;
   }

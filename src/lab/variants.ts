@@ -16,6 +16,13 @@ export const LabVariant = z.strictObject({
   expireSessionAfterRequests: z.number().int().min(1).nullable().default(null),
   /** Expire again after every further N requests (default: only once per configure call). */
   expireEvery: z.boolean().default(false),
+  /**
+   * A field key: the portal's server-side check of that field (a look-up in another department's
+   * register, as PAN or GSTIN checks are) fails on the first post of its section. The section comes
+   * back with the error on the field and the field emptied; the next post with a valid value passes.
+   * Once per configure.
+   */
+  rejectFieldOnce: z.string().regex(/^[a-z][a-z0-9_]{0,79}$/).nullable().default(null),
   /** A CAPTCHA on the sign-in page, or a "Verify you are human" page before the form. Automation cannot pass it. */
   captcha: z.enum(['none', 'signin', 'form']).default('none'),
   /**

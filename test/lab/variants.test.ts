@@ -125,6 +125,28 @@ describe('one-time code at sign-in', () => {
   });
 });
 
+describe('a register check that fails once', () => {
+  it('rejects the field on the first post and empties it; the value typed again passes', async () => {
+    lab.configure('pan-lookup', { rejectFieldOnce: 'owner_pan' });
+    await startForm('shops', 'pan-lookup');
+    await page.goto(`${lab.origin('shops')}/apply/owner`);
+    const pan = page.getByRole('textbox', { name: 'Owner PAN' });
+    await page.getByRole('textbox', { name: 'Owner name' }).fill('Asha Rao');
+    await pan.fill('ABCPR1234K');
+    await page.getByRole('textbox', { name: 'Owner mobile' }).fill('9876543210');
+    await page.getByRole('checkbox', { name: 'Same as business address' }).check();
+    await continueSection(page, 'original');
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('There is a problem\nOwner PAN could not be verified just now. Enter it again.');
+    expect(new URL(page.url()).pathname).toBe('/apply/owner');
+    expect(await pan.getAttribute('aria-invalid')).toBe('true');
+    expect(await pan.inputValue()).toBe('');
+    expect(await page.getByRole('textbox', { name: 'Owner name' }).inputValue()).toBe('Asha Rao');
+    await pan.fill('ABCPR1234K');
+    await continueSection(page, 'original');
+    expect(new URL(page.url()).pathname).toBe('/apply/renewal');
+  });
+});
+
 describe('session expiry', () => {
   it('sends the user back to sign in with a message after N requests', async () => {
     lab.configure('expiring', { expireSessionAfterRequests: 3 });

@@ -8,6 +8,7 @@ import { surveyDialog } from '../overlays';
 import type { WorkCopy } from '../session';
 import { clientOf, sendPage, takeFlash, type PortalContext } from './context';
 import { passedHumanCheck } from './human-check';
+import { failedRegisterCheck } from './register-check';
 
 /** The form sections: start, continue a saved draft, show a section, and its Next / Save draft / Back / Reset. */
 
@@ -104,7 +105,9 @@ export function postSection(ctx: PortalContext, slug: string): void {
     return redirect(ctx.res, `/apply/${slug}`);
   }
   if (action === 'back') return redirect(ctx.res, index === 0 ? '/' : `/apply/${sections[index - 1]!.slug}`);
-  const errors = validateSection(ctx.portal, section, work.fields, ctx.variant.layout);
+  const invalid = validateSection(ctx.portal, section, work.fields, ctx.variant.layout);
+  const lookup = invalid.length ? null : failedRegisterCheck(ctx, section, work);
+  const errors = lookup ? [lookup] : invalid;
   if (errors.length) {
     work.sectionsDone.delete(slug);
     ctx.session.flash = { errors };
