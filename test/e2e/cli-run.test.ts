@@ -6,7 +6,7 @@ import { loadCaseFile } from '../../src/agent/case/case-files';
 import { compareSubmission } from '../../src/lab';
 import { openStore } from '../../src/store';
 import { REPO, runCli } from '../support/cli';
-import { formFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
+import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
 
 const SHOPS_CASE = join(REPO, 'resources/cases/shops-renewal-anand-bakery.json');
 
@@ -77,14 +77,7 @@ describe('portal-desk run --model anthropic (the real SDK against a loopback Mes
   let api: MessagesApi;
   beforeAll(async () => {
     // A scripted model that fills and submits, reading only what the planner sent it.
-    api = await startMessagesApi(
-      formFillingModel(caseFile.fields, {
-        aliases: caseFile.aliases,
-        declarations: caseFile.declarations,
-        continueButton: /^(continue|next|save and continue|proceed|start a new application|continue your saved draft)\b/i,
-        applicationNumber: /\b(SHP-\d{4}-\d{6})\b/,
-      }),
-    );
+    api = await startMessagesApi(labFormFillingModel(caseFile, /\b(SHP-\d{4}-\d{6})\b/));
   });
   afterAll(() => api?.close());
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labAccount, startLab, type Lab } from '../../src/lab';
 import { openStore } from '../../src/store';
 import { runCli } from '../support/cli';
-import { formFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
+import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
 import { caseFrom, filesUnder, occurrences, tempDir, writeCase } from './support';
 
 /**
@@ -53,14 +53,7 @@ describe('no secret anywhere (real CLI processes, loopback Messages API)', () =>
 
   beforeAll(async () => {
     lab = await startLab();
-    api = await startMessagesApi(
-      formFillingModel(signIn.fields, {
-        aliases: signIn.aliases,
-        declarations: signIn.declarations,
-        continueButton: /^(continue|next|save and continue|proceed|start a new application|continue your saved draft)\b/i,
-        applicationNumber: /\b(PTX-\d{4}-\d{6})\b/,
-      }),
-    );
+    api = await startMessagesApi(labFormFillingModel(signIn, /\b(PTX-\d{4}-\d{6})\b/));
   }, 120_000);
   afterAll(async () => {
     watching = false;

@@ -122,3 +122,24 @@ export function formFillingModel(caseFields: CaseFields, options: FormFillingOpt
     return reply.toolUse(input, extra);
   };
 }
+
+/** A case file as the lab's portals need it: its fields, aliases and confirmed declarations. */
+export interface LabCase {
+  fields: CaseFields;
+  aliases: Record<string, string[]>;
+  declarations: string[];
+}
+
+/** The lab portals' start-or-continue buttons, besides the usual continue words. */
+const LAB_CONTINUE = /^(continue|next|save and continue|proceed|start a new application|continue your saved draft)\b/i;
+
+/** The scripted model for a whole lab run: from the dashboard through the form to the confirmation showing `applicationNumber`. */
+export function labFormFillingModel(caseFile: LabCase, applicationNumber: RegExp, options: FormFillingOptions = {}): ScriptFn {
+  return formFillingModel(caseFile.fields, {
+    aliases: caseFile.aliases,
+    declarations: caseFile.declarations,
+    continueButton: LAB_CONTINUE,
+    applicationNumber,
+    ...options,
+  });
+}
