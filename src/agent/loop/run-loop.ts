@@ -16,6 +16,7 @@ import type { Observer, PageRead } from '../observe/page-read';
 import { detectBotChallenge } from '../portal/bot-check';
 import type { CredentialSource, LoginStateStore } from '../../shared/credentials';
 import { findSaveDraftControl, sectionKey } from '../portal/draft';
+import { findInterruption } from '../portal/interruption';
 import { enterOneTimeCode, findOneTimeCodeField, maskCode } from '../portal/one-time-code';
 import { findApplicationNumber, isConfirmationPage, isFinalReviewPage } from '../portal/page-kind';
 import { fetchReceipt, type Receipt } from '../portal/receipt';
@@ -80,6 +81,8 @@ const SUBMIT_WORD = /\bsubmit\b/i;
 const MAX_SIGN_INS = 4;
 /** Unreadable applications lists in a row before the run stops instead of risking a second submission. */
 const MAX_LIST_FAILURES = 3;
+/** Dialogs code declines per run; one that keeps coming back after that is the planner's to deal with. */
+const MAX_INTERRUPTIONS = 6;
 const REFUSED_LOGIN = /\b(incorrect|invalid|wrong|not recogni[sz]ed|locked|failed)\b/i;
 /** Inputs a screenshot never shows: passwords and one-time codes. */
 const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
@@ -109,6 +112,8 @@ export class RunLoop {
   /** Sections where code already saved the draft in this life of the run. */
   private readonly checkpoints = new Set<string>();
   private receiptKept = false;
+  /** Cookie banners and survey dialogs code declined in this life of the run. */
+  private interruptionsDeclined = 0;
 
   constructor(private readonly o: RunLoopOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...o.limits };
@@ -221,6 +226,12 @@ export class RunLoop {
       this.o.listener?.log?.(`HAND-OFF: ${this.o.profile.name} shows ${challenge} for client ${this.o.caseFile.clientId}; solve it in the portal by hand, then run the case again.`);
       await byCode('Bot check detected by code; the model is not asked and the clerk is not asked to type anything.');
       throw new RunEnd({ status: 'blocked', reason: `bot_challenge: ${challenge}` });
+    }
+
+    if (await this.declineInterruption(read, byCode)) {
+      // The page under the dialog is read again next step; a sign-in that just happened still counts.
+      this.justSignedIn = afterSignIn;
+      return;
     }
 
     if (isSignInPage(observation, this.o.profile)) {
@@ -358,6 +369,24 @@ export class RunLoop {
     const outcome = await executeAction(this.o.page, read, action);
     this.note('draft_checkpoint', outcome.status === 'done' ? `Saved the draft as "${key}" opened` : `Saving the draft failed: ${outcome.message ?? outcome.status}`);
     await byCode('A new section opened: code saved the draft first, so a lost session resumes from here.', [{ action, element: save.label, verdict, outcome }]);
+    return true;
+  }
+
+  /**
+   * A cookie banner or survey dialog covering the page: code declines it (the model is not asked),
+   * through the guard like any click. A dialog that keeps coming back is left to the planner.
+   */
+  private async declineInterruption(read: PageRead, byCode: (reasoning: string, actions: StepAction[]) => Promise<void>): Promise<boolean> {
+    if (this.interruptionsDeclined >= MAX_INTERRUPTIONS) return false;
+    const found = await findInterruption(read);
+    if (!found) return false;
+    const action: Action = { type: 'click', ref: found.control.ref };
+    const verdict = checkAction(action, this.guardContext(read));
+    if (verdict.verdict !== 'allow') return false;
+    this.interruptionsDeclined += 1;
+    const outcome = await executeAction(this.o.page, read, action);
+    this.note('interruption', outcome.status === 'done' ? `Declined "${found.title}" with "${found.control.name}"` : `Declining "${found.title}" failed: ${outcome.message ?? outcome.status}`);
+    await byCode(`"${found.title}" covered the page: code declined it; the model is not asked.`, [{ action, element: found.control.label, verdict, outcome }]);
     return true;
   }
 

@@ -1,0 +1,54 @@
+import type { Control } from '../../shared/observation';
+import { normaliseLabel } from '../decide/rules/field-names';
+import type { PageRead } from '../observe/page-read';
+
+/**
+ * Interruptions: a cookie-consent banner or a survey dialog drawn over the portal's page, catching
+ * every click until it is answered. Code answers it the way that commits the client to nothing
+ * ("Reject non-essential" cookies, "No thanks" to a survey), before sign-in and before the model
+ * is asked, so neither code's own clicks nor the model's land on the overlay. Only a button inside
+ * a modal dialog is pressed (role dialog/alertdialog with aria-modal, or an open <dialog>); a
+ * "Reject" button on the form itself is never touched, and the guard still judges the click.
+ */
+
+/** Declining answers, best first (labels after normaliseLabel: lower case, punctuation as spaces). */
+const DECLINE: readonly RegExp[] = [
+  /^reject (all|non essential|additional|optional|analytics)( cookies)?$/,
+  /^(accept |use )?(only )?(strictly )?(necessary|essential) cookies( only)?$/,
+  /^no (thanks|thank you)$/,
+  /^not now$/,
+  /^(maybe|remind me) later$/,
+  /^skip( the)?( survey| feedback)?$/,
+  /^(close|dismiss)( the)?( survey| dialog| feedback)?$/,
+];
+
+export interface Interruption {
+  /** The declining button. */
+  control: Control;
+  /** The dialog's title, for the step log: "Cookies on this service". */
+  title: string;
+}
+
+/** A modal dialog over the page with a declining button, or null. Answers in milliseconds. */
+export async function findInterruption(read: PageRead): Promise<Interruption | null> {
+  const candidates = read.observation.controls
+    .filter((c) => c.role === 'button' && !c.disabled && !c.gated)
+    .map((c) => ({ control: c, rank: DECLINE.findIndex((p) => p.test(normaliseLabel(c.name))) }))
+    .filter((c) => c.rank >= 0)
+    .sort((a, b) => a.rank - b.rank);
+  for (const { control } of candidates) {
+    const element = await read.resolve(control.ref);
+    if (!element) continue;
+    const title = await element
+      .evaluate((el) => {
+        const dialog = el.closest('[role=dialog][aria-modal=true], [role=alertdialog][aria-modal=true], dialog[open]');
+        if (!dialog) return null;
+        const labelledBy = dialog.getAttribute('aria-labelledby');
+        const named = labelledBy ? document.getElementById(labelledBy)?.textContent : dialog.getAttribute('aria-label');
+        return (named ?? dialog.querySelector('h1, h2, h3')?.textContent ?? 'a dialog').trim().replace(/\s+/g, ' ').slice(0, 120);
+      })
+      .catch(() => null);
+    if (title !== null) return { control, title };
+  }
+  return null;
+}
