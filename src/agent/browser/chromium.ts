@@ -21,6 +21,19 @@ export interface LaunchOptions {
    * hostnames resolve to the loopback lab and nothing can reach outside.
    */
   hostResolverRules?: string;
+  /** Where Chromium writes downloads (the attack suite watches it); default: a temporary folder Playwright removes. */
+  downloadsPath?: string;
+}
+
+const RESOLVER_RULES = new WeakMap<Browser, string>();
+
+/**
+ * The `--host-resolver-rules` a browser was launched with by `launchChromium`, or undefined (no
+ * rules, or a browser from elsewhere). The guard's egress proxy connects on the browser's behalf
+ * and applies the same rules, so a lab name reaches the lab through the proxy as it would directly.
+ */
+export function hostResolverRulesOf(browser: Browser): string | undefined {
+  return RESOLVER_RULES.get(browser);
 }
 
 export function chromiumPath(explicit?: string): string {
@@ -37,9 +50,12 @@ export function chromiumPath(explicit?: string): string {
 export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
   const args = [...CHROMIUM_FLAGS];
   if (options.hostResolverRules) args.push(`--host-resolver-rules=${options.hostResolverRules}`);
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: chromiumPath(options.executablePath),
     headless: options.headless ?? true,
     args,
+    ...(options.downloadsPath ? { downloadsPath: options.downloadsPath } : {}),
   });
+  if (options.hostResolverRules) RESOLVER_RULES.set(browser, options.hostResolverRules);
+  return browser;
 }
