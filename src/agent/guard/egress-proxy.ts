@@ -1,0 +1,242 @@
+import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { isAllowedUrl, shorten, type HostPolicy } from './allowed-hosts';
+import { resolverTarget, type ResolverTarget } from './resolver-rules';
+import { hostOf, safeSink, type GuardEvent, type GuardEventSink } from './watchdogs/guard-event';
+
+export interface EgressProxyOptions {
+  /**
+   * The `--host-resolver-rules` the browser runs with. The proxy connects on the browser's behalf,
+   * so it applies them itself (the lab: every name to 127.0.0.1); without rules names resolve by DNS.
+   */
+  hostResolverRules?: string;
+}
+
+/** Refusals held until the watchdogs give the proxy somewhere to report them. */
+const MAX_HELD = 50;
+/** The same refused request again within this time (Chromium retries a request on a fresh connection) is reported once. */
+const REPEAT_MS = 2_000;
+/** Refusals remembered for not reporting them twice (beyond this, each is reported). */
+const MAX_REMEMBERED = 1_000;
+/** Request headers that belong to the hop between the browser and the proxy, not to the portal. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'upgrade']);
+/** `host:port` as a CONNECT request names it: a name or a bracketed IPv6 address, then the port. */
+const AUTHORITY = /^(\[[0-9a-f:.]+\]|[^\s:/?#@\\[\]]+):(\d{1,5})$/i;
+
+/**
+ * The egress lock: a forward proxy, one per browser context, that every request of the context
+ * goes through (`proxy: { server, bypass: '<-loopback>' }`; without `<-loopback>` Chromium would
+ * send loopback addresses past any proxy). It sits below the document, in the network stack,
+ * so it holds for what the page-level locks cannot see: requests of SharedWorkers, keepalive
+ * fetches and beacons a page sends while it unloads, redirect hops, and the browser's own traffic.
+ *
+ * It lets through only the portal profile's addresses, judged by `isAllowedUrl` like every other
+ * lock: plain http requests (absolute-form) by their whole address, tunnels (CONNECT, which
+ * Chromium uses for https, wss and ws) by `host:port` for a scheme the profile allows. IP
+ * literals, other ports, other names are refused: an http request gets no answer at all (a
+ * network error; nothing is answered in the attacker's name), a tunnel gets 403. Each refusal is
+ * reported as `request_blocked`. What was judged is what is connected to: the normalised host
+ * and port, mapped by the browser's resolver rules.
+ */
+export class EgressProxy {
+  private sink: GuardEventSink | undefined;
+  private readonly held: GuardEvent[] = [];
+  private readonly recent = new Map<string, number>();
+  private readonly tunnels = new Set<Socket | Duplex>();
+  private refusedCount = 0;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly profile: HostPolicy,
+    private readonly options: EgressProxyOptions,
+  ) {}
+
+  /** Starts a proxy for one portal on a free loopback port. */
+  static async start(profile: HostPolicy, options: EgressProxyOptions = {}): Promise<EgressProxy> {
+    const server = createServer();
+    const proxy = new EgressProxy(server, profile, options);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => proxy.forward(req, res));
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => proxy.tunnel(req, socket, head));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => proxy.refuseUpgrade(req, socket));
+    server.on('clientError', (_err, socket: Duplex) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return proxy;
+  }
+
+  /** The address a context is told to use: `http://127.0.0.1:<port>`. */
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** How many requests and tunnels it refused. */
+  get refused(): number {
+    return this.refusedCount;
+  }
+
+  /** Reports refusals to `sink` from now on; refusals made before are reported first. */
+  reportTo(sink: GuardEventSink): void {
+    this.sink = safeSink(sink);
+    for (const event of this.held.splice(0)) this.sink(event);
+  }
+
+  /** Stops listening and cuts every connection, tunnels included. */
+  async close(): Promise<void> {
+    for (const socket of this.tunnels) socket.destroy();
+    this.tunnels.clear();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** A plain http request in absolute form (`GET http://host:port/path`). */
+  private forward(req: IncomingMessage, res: ServerResponse): void {
+    const address = req.url ?? '';
+    if (!/^http:\/\//i.test(address)) {
+      // Not a browser's proxy request (origin-form, or https in absolute form): nothing to forward.
+      res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('Portal Desk egress proxy: absolute http addresses and CONNECT only');
+      return;
+    }
+    const check = isAllowedUrl(address, this.profile);
+    if (!check.ok) {
+      this.refuse(`${req.method ?? 'GET'} ${address}`, address, `Stopped a ${req.method ?? 'GET'} request to ${hostOf(address)} at the egress lock: ${check.reason}`);
+      req.socket.destroy();
+      return;
+    }
+    const url = new URL(check.href);
+    const target = this.target(url.hostname, portOf(url));
+    if (target.kind === 'not-found') {
+      req.socket.destroy();
+      return;
+    }
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers: { ...forwardHeaders(req.headers), host: url.host }, agent: false, setHost: false },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders));
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      },
+    );
+    upstream.on('error', () => (res.headersSent ? res.destroy() : req.socket.destroy()));
+    // The browser gave up (a refused download, a closed page): the portal stops sending too.
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  }
+
+  /** A tunnel (`CONNECT host:port`): https, wss and ws go this way. */
+  private tunnel(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const authority = req.url ?? '';
+    const match = AUTHORITY.exec(authority);
+    const verdict = match ? this.judgeTunnel(match[1]!, match[2]!) : { ok: false as const, reason: `“${shorten(authority)}” is not a host and port` };
+    if (!verdict.ok) {
+      this.refuse(`CONNECT ${authority}`, authority, `Stopped a connection to ${shorten(authority, 80)} at the egress lock: ${verdict.reason}`, 'never');
+      socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const target = this.target(verdict.hostname, verdict.port);
+    if (target.kind === 'not-found') {
+      socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    this.tunnels.add(socket);
+    const upstream = connect({ host: target.hostname, port: target.port });
+    this.tunnels.add(upstream);
+    const cut = (): void => {
+      socket.destroy();
+      upstream.destroy();
+      this.tunnels.delete(socket);
+      this.tunnels.delete(upstream);
+    };
+    upstream.on('connect', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => (upstream.connecting ? socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n') : cut()));
+    upstream.on('close', cut);
+    socket.on('error', cut);
+    socket.on('close', cut);
+  }
+
+  /** An Upgrade in absolute form: Chromium tunnels WebSockets instead, so this is never forwarded. */
+  private refuseUpgrade(req: IncomingMessage, socket: Duplex): void {
+    const address = req.url ?? '';
+    const check = isAllowedUrl(address, this.profile);
+    if (!check.ok) this.refuse(`UPGRADE ${address}`, address, `Stopped a connection upgrade to ${hostOf(address)} at the egress lock: ${check.reason}`);
+    socket.destroy();
+  }
+
+  /**
+   * A tunnel is allowed to `host:port` when that is a portal address for https, or for http when
+   * the profile allows http (a ws:// socket). The host is judged and connected to as the URL
+   * parser normalises it (case, IDNA, numeric IPv4 forms, which then count as IP literals).
+   */
+  private judgeTunnel(host: string, port: string): { ok: true; hostname: string; port: number } | { ok: false; reason: string } {
+    const schemes = this.profile.allowHttp ? ['https', 'http'] : ['https'];
+    let reason = '';
+    for (const scheme of schemes) {
+      const check = isAllowedUrl(`${scheme}://${host}:${port}/`, this.profile);
+      if (check.ok) {
+        const url = new URL(check.href);
+        return { ok: true, hostname: url.hostname, port: portOf(url) };
+      }
+      reason ||= check.reason;
+    }
+    return { ok: false, reason };
+  }
+
+  private target(hostname: string, port: number): ResolverTarget {
+    return resolverTarget(this.options.hostResolverRules, hostname.replace(/^\[|\]$/g, ''), port);
+  }
+
+  /**
+   * Counts a refusal and reports it, once: the same request again within `REPEAT_MS`, or a tunnel
+   * to the same `host:port` at any time (a refused tunnel carried nothing but its name; Chromium
+   * itself asks for some, such as its autofill server, on every form page) is not reported again.
+   */
+  private refuse(key: string, url: string, detail: string, repeats: 'after a while' | 'never' = 'after a while'): void {
+    this.refusedCount += 1;
+    const now = Date.now();
+    for (const [k, until] of this.recent) if (until < now) this.recent.delete(k);
+    if (this.recent.has(key)) return;
+    if (this.recent.size < MAX_REMEMBERED) this.recent.set(key, repeats === 'never' ? Number.POSITIVE_INFINITY : now + REPEAT_MS);
+    const event: GuardEvent = { type: 'request_blocked', url, detail };
+    if (this.sink) this.sink(event);
+    else if (this.held.length < MAX_HELD) this.held.push(event);
+  }
+}
+
+function portOf(url: URL): number {
+  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+}
+
+/** The browser's request headers without the hop-by-hop ones (and those the Connection header names). */
+function forwardHeaders(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
+  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((h) => h.trim()).filter(Boolean));
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_HEADERS.has(name) || named.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The portal's response headers, as sent (order and repeats kept), without the hop-by-hop ones. */
+function responseHeaders(raw: readonly string[]): string[] {
+  const named = new Set<string>();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'connection') for (const h of raw[i + 1]!.toLowerCase().split(',')) named.add(h.trim());
+  }
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP_HEADERS.has(name) || named.has(name)) continue;
+    out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}

