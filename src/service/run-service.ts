@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
-import { contextOptionsFor, installWatchdogs, type GuardEvent } from '../agent/guard/browser';
+import { installWatchdogs, openGuardedContext, type GuardEvent } from '../agent/guard/browser';
 import { newRunId } from '../agent/loop/run-id';
 import { RunLoop, type ReceiptKeeper, type RunListener, type RunResult } from '../agent/loop/run-loop';
 import { receiptExtension } from '../agent/portal/receipt';
@@ -141,13 +141,10 @@ function receiptFolder(dbPath: string): ReceiptKeeper {
   };
 }
 
-/** One isolated context per client, with the guard's options and the client's saved login state. */
+/** One isolated context per client, with the guard's options, its egress lock and the client's saved login state. */
 async function openClientContext(browser: Browser, profile: PortalProfile, clientId: string, loginStates?: LoginStateStore): Promise<BrowserContext> {
   const saved = loginStates ? await loginStates.load(clientId, profile.id) : null;
-  return browser.newContext({
-    ...contextOptionsFor(profile),
-    ...(saved ? { storageState: JSON.parse(saved) as Exclude<Parameters<Browser['newContext']>[0], undefined>['storageState'] } : {}),
-  });
+  return openGuardedContext(browser, profile, saved ? { storageState: JSON.parse(saved) as Exclude<Parameters<Browser['newContext']>[0], undefined>['storageState'] } : {});
 }
 
 function newRunRecord(runId: string, request: RunRequest, plannerId: string): Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'> {

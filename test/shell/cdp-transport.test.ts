@@ -2,7 +2,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDebuggerTransport, type DebuggerTransport } from '../../src/agent/browser/cdp-transport';
 import { startScreencast } from '../../src/console/screencast';
-import { contextOptionsFor, installWatchdogs, type GuardEvent } from '../../src/agent/guard/browser';
+import { installWatchdogs, openGuardedContext, type GuardEvent } from '../../src/agent/guard/browser';
 import { PortalProfile } from '../../src/shared/portal-profile';
 import { PipeChromium, type PipeDebugger } from './support/pipe-chromium';
 import { ATTACKER_HOST, PORTAL_HOST, Sites, WIDGET_HOST } from './support/sites';
@@ -110,7 +110,7 @@ describe('the engine’s browser guard, unchanged, through the transport', () =>
 
   it('blocks an off-portal link and stops a redirect off the portal (the redirect lock uses newCDPSession)', async () => {
     const bound = PortalProfile.parse({ ...profile, startUrl: `${sites.origin()}/form`, allowedHosts: [PORTAL_HOST, WIDGET_HOST].map((h) => `${h}:${sites.port}`) });
-    const context = await browser.newContext(contextOptionsFor(bound));
+    const context = await openGuardedContext(browser, bound);
     const events: GuardEvent[] = [];
     const watchdogs = await installWatchdogs(context, bound, (e) => events.push(e));
     const page = await watchdogs.openPage();

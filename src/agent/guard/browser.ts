@@ -1,5 +1,8 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { PortalProfile } from '../../shared/portal-profile';
+import { hostResolverRulesOf } from '../browser/chromium';
+import { EgressProxy } from './egress-proxy';
+import { contextOptionsFor } from './watchdogs/context-options';
 import { denyAllPermissions, installPermissionReports } from './watchdogs/permissions';
 import { installDialogGuard } from './watchdogs/dialogs';
 import { installDownloadGuard } from './watchdogs/downloads';
@@ -8,30 +11,83 @@ import { installNetworkLock } from './watchdogs/network-lock';
 import { installPopupGuard, WorkPages } from './watchdogs/popups';
 import { installRedirectLock } from './watchdogs/redirect-lock';
 
-export { contextOptionsFor } from './watchdogs/context-options';
+export { contextOptionsFor };
 export type { GuardEvent, GuardEventSink, GuardEventType } from './watchdogs/guard-event';
+
+/** The egress lock of each context `openGuardedContext` made. */
+const EGRESS_LOCKS = new WeakMap<BrowserContext, EgressProxy>();
+
+/** What a caller may add to the guard's context options: the client's saved login state. */
+export type GuardedContextExtras = Pick<BrowserContextOptions, 'storageState'>;
+
+/**
+ * Opens the browser context of one portal run: the guard's options (`contextOptionsFor`) and the
+ * egress lock, a proxy of the context's own (`EgressProxy`) that every request of the context
+ * goes through, in the browser's network stack, below any document: page and frame requests,
+ * workers of every kind, keepalive fetches and beacons sent as a page unloads, WebSockets, loopback
+ * and IP addresses included (`<-loopback>`). It lets only the portal's addresses through. The
+ * proxy applies the browser's `--host-resolver-rules` (as `launchChromium` recorded them) when it
+ * connects, and closes with the context. Then `installWatchdogs` reports what it refuses.
+ *
+ * Only a browser that creates real contexts applies the proxy. The desktop shell's in-process
+ * CDP transport (`src/agent/browser/cdp-transport.ts`) makes virtual contexts and ignores it:
+ * there the egress lock is NOT in place, and the shell's own network-level lock on its Electron
+ * sessions (`session.webRequest`, src/main) is what stands below the page.
+ */
+export async function openGuardedContext(browser: Browser, profile: PortalProfile, extras: GuardedContextExtras = {}): Promise<BrowserContext> {
+  const egress = await EgressProxy.start(profile, { hostResolverRules: hostResolverRulesOf(browser) });
+  let context: BrowserContext;
+  try {
+    context = await browser.newContext({ ...contextOptionsFor(profile), ...extras, proxy: { server: egress.url, bypass: '<-loopback>' } });
+  } catch (err) {
+    await egress.close();
+    throw err;
+  }
+  EGRESS_LOCKS.set(context, egress);
+  context.once('close', () => void egress.close());
+  return context;
+}
+
+/** The egress lock of a context `openGuardedContext` opened (its address, how much it refused). */
+export function egressLockOf(context: BrowserContext): EgressProxy | undefined {
+  return EGRESS_LOCKS.get(context);
+}
+
+export interface WatchdogOptions {
+  /**
+   * Install on a context that has no egress lock (not opened with `openGuardedContext`). Only for
+   * tests that try one lock alone; a run never does this.
+   */
+  withoutEgressLock?: boolean;
+}
 
 /** The guard at the browser layer, installed on one client's context. */
 export interface Watchdogs {
   /** Opens one more work page with every lock in place before it loads anything. */
   openPage(): Promise<Page>;
-  /** Removes the watchdogs (closing the context does the same). */
+  /** Removes the watchdogs (closing the context does the same). The egress lock stays until the context closes. */
   dispose(): Promise<void>;
 }
 
 /**
- * Installs every browser watchdog on a context made with `contextOptionsFor(profile)`, so the
- * guard holds for everything the page does, not only for the agent's own `goto`:
+ * Installs every browser watchdog on a context made with `openGuardedContext(browser, profile)`,
+ * so the guard holds for everything the page does, not only for the agent's own `goto`:
+ * - egress lock (the context's proxy): its refusals are reported from here on;
  * - network lock: documents (main frame and every frame) and subresources, WebSockets too, only
  *   to the portal's addresses; redirects off the portal stopped at the response;
  * - pop-ups closed (their documents refused), downloads refused, browser permissions denied,
  *   dialogs dismissed.
  * Pages already open in the context are the work pages; any page that appears later, except
  * through `openPage()`, is a pop-up. Await this before the first navigation: until it resolves
- * nothing is locked. Every stopped thing is reported to `report` after it was stopped.
+ * only the egress lock holds. Every stopped thing is reported to `report` after it was stopped.
  */
-export async function installWatchdogs(context: BrowserContext, profile: PortalProfile, report: GuardEventSink): Promise<Watchdogs> {
+export async function installWatchdogs(context: BrowserContext, profile: PortalProfile, report: GuardEventSink, options: WatchdogOptions = {}): Promise<Watchdogs> {
+  const egress = EGRESS_LOCKS.get(context);
+  if (!egress && !options.withoutEgressLock) {
+    throw new Error('The watchdogs need a context opened with openGuardedContext: without its egress lock, workers and requests sent as a page unloads would reach any host');
+  }
   const emit = safeSink(report);
+  egress?.reportTo(emit);
   const workPages = new WorkPages(context);
   const disposers: (() => void | Promise<void>)[] = [];
 

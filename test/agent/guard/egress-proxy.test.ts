@@ -1,9 +1,9 @@
 import { request, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EgressProxy } from '../../../src/agent/guard/egress-proxy';
-import type { GuardEvent } from '../../../src/agent/guard/browser';
+import { contextOptionsFor, egressLockOf, installWatchdogs, openGuardedContext, type GuardEvent } from '../../../src/agent/guard/browser';
 import { ATTACKER, HELP, launchLabChromium, PORTAL, PortalServer } from './watchdogs/portal-server';
 
 /**
@@ -70,6 +70,18 @@ function tunnel(port: number, authority: string): Promise<{ status: number; sock
     req.on('response', (res: IncomingMessage) => resolve({ status: res.statusCode ?? 0 }));
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** Whether anything accepts a connection on a loopback port. */
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
   });
 }
 
@@ -218,5 +230,48 @@ describe('egress proxy in Chromium, with no other lock', () => {
   it('a navigation off the list is a network error, not a page the proxy made', async () => {
     await expect(page.goto(attacker('/away'))).rejects.toThrow(/ERR_EMPTY_RESPONSE|ERR_CONNECTION_CLOSED|ERR_CONNECTION_RESET/);
     expect(server.offPortal()).toEqual([]);
+  });
+});
+
+describe('openGuardedContext: a run’s context always has the egress lock', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchLabChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('routes the context through a proxy of its own that reports through the watchdogs and closes with the context', async () => {
+    const context = await openGuardedContext(browser, server.profile());
+    const events: GuardEvent[] = [];
+    const watchdogs = await installWatchdogs(context, server.profile(), (e) => events.push(e));
+    const page = await watchdogs.openPage();
+    await page.goto(`${server.origin()}/guarded`);
+    // A SharedWorker's request: the page-level locks never see it, so only the egress lock can report it.
+    await page.evaluate((target) => {
+      const source = `onconnect = () => { fetch(${JSON.stringify(target)}, { mode: 'no-cors' }).catch(() => {}); };`;
+      new SharedWorker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' }))).port.start();
+    }, `http://${ATTACKER}:${server.port}/from-worker`);
+    await expect.poll(() => events.map((e) => e.url), { timeout: 15_000 }).toContain(`http://${ATTACKER}:${server.port}/from-worker`);
+    expect(events.find((e) => e.url?.endsWith('/from-worker'))!.detail).toContain('at the egress lock');
+    expect(server.offPortal()).toEqual([]);
+    const lock = egressLockOf(context)!;
+    expect(lock.refused).toBeGreaterThanOrEqual(1);
+
+    // Closed with the context: nothing listens on its port any more.
+    const port = Number(new URL(lock.url).port);
+    expect(await reachable(port)).toBe(true);
+    await context.close();
+    await expect.poll(() => reachable(port), { timeout: 5_000 }).toBe(false);
+  });
+
+  it('the watchdogs refuse a context opened without it', async () => {
+    const context = await browser.newContext(contextOptionsFor(server.profile()));
+    try {
+      await expect(installWatchdogs(context, server.profile(), () => undefined)).rejects.toThrow(/openGuardedContext/);
+    } finally {
+      await context.close();
+    }
   });
 });

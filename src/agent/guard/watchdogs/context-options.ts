@@ -6,7 +6,8 @@ import type { PortalProfile } from '../../../shared/portal-profile';
  * permissions, no service workers (they would fetch outside the page's request routing and
  * outlive it), the page's own security policy kept, certificate errors not ignored, and a
  * fixed window size so runs and screenshots compare. `baseURL` lets code open portal paths
- * relative to the profile's start page.
+ * relative to the profile's start page. The egress lock (a proxy) is not here: it is a running
+ * server, added by `openGuardedContext`, which a run's context is always opened with.
  */
 export function contextOptionsFor(profile: PortalProfile): BrowserContextOptions {
   return {

@@ -27,6 +27,9 @@ export interface NetworkLockOptions {
  *   page-initiated top-level `data:` and `file:` navigations.
  * - routes registered later, or on a page, run before this one and could let a request through:
  *   install the lock last, and let nothing else route.
+ * - requests of SharedWorkers, and keepalive fetches and beacons a page sends while it unloads,
+ *   never reach this routing: the egress lock below it (`EgressProxy`, the context's proxy) stops
+ *   those, and everything else this lock misses.
  */
 export async function installNetworkLock(
   context: BrowserContext,

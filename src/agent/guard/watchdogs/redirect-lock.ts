@@ -24,8 +24,8 @@ interface PausedResponse {
  * Frames from another site than the page run in their own renderer with their own DevTools
  * target (site isolation); each gets its own session when it commits a page. The first
  * subresources of such a frame can load before that session is attached: a redirect among them
- * is the one hop this watchdog can miss. (A host-resolver allow-list at browser launch closes
- * that gap; see the guard's notes.)
+ * is the one hop this watchdog can miss. (The egress lock, the context's proxy, sees every hop
+ * as a request of its own and closes that gap.)
  */
 export async function installRedirectLock(page: Page, profile: PortalProfile, report: GuardEventSink): Promise<() => Promise<void>> {
   const emit = safeSink(report);

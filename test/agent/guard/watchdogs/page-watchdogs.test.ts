@@ -109,10 +109,15 @@ describe('reporting', () => {
     const page = await context.newPage();
     try {
       let calls = 0;
-      await installWatchdogs(context, server.profile(), () => {
-        calls += 1;
-        throw new Error('log is full');
-      });
+      await installWatchdogs(
+        context,
+        server.profile(),
+        () => {
+          calls += 1;
+          throw new Error('log is full');
+        },
+        { withoutEgressLock: true },
+      );
       const path = server.page('/sink', `<img src="http://${ATTACKER}:${server.port}/pixel.gif">`);
       await page.goto(`${server.origin()}${path}`);
       await expect.poll(() => calls, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);

@@ -68,7 +68,7 @@ describe('permissions', () => {
     const events: GuardEvent[] = [];
     try {
       const page = await context.newPage();
-      await installWatchdogs(context, server.profile(), (e) => events.push(e));
+      await installWatchdogs(context, server.profile(), (e) => events.push(e), { withoutEgressLock: true });
       await page.goto(`${server.origin()}/ask`);
       const answers = await page.evaluate(ASK);
       expect(answers).toEqual({

@@ -137,12 +137,17 @@ export interface GuardedPage {
   events: GuardEvent[];
 }
 
-/** A context the way Portal Desk makes one: options, a work page, then every watchdog. */
+/**
+ * A context with Portal Desk's options, a work page, then every watchdog, but WITHOUT the egress
+ * lock (the context's proxy): these tests try the page-level locks alone, so that a lock that
+ * stops nothing fails them instead of being covered by the proxy below it. The egress lock has
+ * tests of its own (test/agent/guard/egress-proxy.test.ts), and test/attacks runs both together.
+ */
 export async function guardedPage(browser: Browser, profile: PortalProfile): Promise<GuardedPage> {
   const context = await browser.newContext(contextOptionsFor(profile));
   const page = await context.newPage();
   const events: GuardEvent[] = [];
-  const watchdogs = await installWatchdogs(context, profile, (event) => events.push(event));
+  const watchdogs = await installWatchdogs(context, profile, (event) => events.push(event), { withoutEgressLock: true });
   return { context, page, watchdogs, events };
 }
 
