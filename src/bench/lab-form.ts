@@ -39,6 +39,12 @@ export interface FormRun {
   /** The lab recorded exactly one submission for the run's client. */
   submitted: boolean;
   ms: number;
+  /** Where the time went, from the recorded steps: the observer's reads, and the actions with their settle waits. */
+  readMs: number;
+  actions: number;
+  actionMs: number;
+  /** Of actionMs, the executor's settle waits (quiet DOM window, navigation load), as its outcomes report them. */
+  settleMs: number;
 }
 
 const approveAtOnce: ApprovalGate = { request: async () => ({ decision: 'approve', by: 'bench clerk' }) };
@@ -57,7 +63,20 @@ export async function runLabForm(env: LabFormEnv, portal: PortalId): Promise<For
   );
   const ms = performance.now() - started;
   const submitted = env.lab.submissions({ clientId: caseFile.clientId }).length === 1;
-  return { portal, status: finished.status, reason: finished.reason, steps: finished.steps, submitted, ms };
+  const steps = await env.store.listSteps(finished.runId);
+  const actions = steps.flatMap((s) => s.actions);
+  return {
+    portal,
+    status: finished.status,
+    reason: finished.reason,
+    steps: finished.steps,
+    submitted,
+    ms,
+    readMs: steps.reduce((n, s) => n + s.observation.readMs, 0),
+    actions: actions.length,
+    actionMs: actions.reduce((n, a) => n + a.outcome.ms, 0),
+    settleMs: actions.reduce((n, a) => n + Number(/settled in (\d+) ms/.exec(a.outcome.message ?? '')?.[1] ?? 0), 0),
+  };
 }
 
 export interface LabForm {

@@ -51,14 +51,23 @@ export function reportText(r: BenchReport): string {
   out();
 
   out(`Lab form end to end, rules planner (${r.labForm.portal})`);
-  for (const run of r.labForm.runs) out(`  ${run.status.padEnd(7)} ${String(run.steps).padStart(3)} steps ${(run.ms / 1000).toFixed(2).padStart(7)} s${run.submitted ? '' : '  (no single submission!)'}${run.status === 'done' ? '' : `  ${run.reason}`}`);
+  const s1 = (x: number) => `${(x / 1000).toFixed(2)} s`;
+  for (const run of r.labForm.runs) {
+    out(
+      `  ${run.status.padEnd(7)} ${String(run.steps).padStart(3)} steps ${s1(run.ms).padStart(8)}: reads ${s1(run.readMs)}, ${run.actions} actions ${s1(run.actionMs)} (settle waits ${s1(run.settleMs)}), the rest ${s1(run.ms - run.readMs - run.actionMs)}` +
+        `${run.submitted ? '' : '  (no single submission!)'}${run.status === 'done' ? '' : `  ${run.reason}`}`,
+    );
+  }
   out(`  median ${ms(r.labForm.ms)}`);
   out();
 
   const t = r.throughput;
   out('Throughput (same mix of shops, power and tax forms)');
-  for (const b of [t.single, t.concurrent]) out(`  ${b.concurrency} at a time: ${b.done}/${b.forms} done in ${(b.wallMs / 1000).toFixed(1)} s = ${b.formsPerMinute} forms/min`);
-  out(`  ratio ${t.ratio.toFixed(2)}×`);
+  for (const b of [t.single, t.concurrent]) {
+    const cpu = b.cpu ? `; CPU: these runs ${pct(b.cpu.ours)} of the machine (${round(b.cpu.seconds / Math.max(1, b.done), 2)} CPU-s per form), other processes ${pct(b.cpu.others)}` : '';
+    out(`  ${b.concurrency} at a time: ${b.done}/${b.forms} done in ${(b.wallMs / 1000).toFixed(1)} s = ${b.formsPerMinute} forms/min${cpu}`);
+  }
+  out(`  ratio ${t.ratio.toFixed(2)}×${t.cpuCeiling === null ? '' : `; CPU ceiling on ${r.machine.nproc} idle CPUs at the single batch's CPU per form: ${t.cpuCeiling.toFixed(2)}×`}`);
   out();
 
   out(summaryTable(r.summary));

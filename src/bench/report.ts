@@ -181,7 +181,7 @@ export function targetRows(r: Omit<BenchReport, 'summary' | 'machine' | 'wallSec
     },
     {
       measurement: `throughput, ${t.concurrent.concurrency} concurrent vs 1 (forms/min)`,
-      result: `${t.ratio.toFixed(2)}× (${t.concurrent.formsPerMinute} vs ${t.single.formsPerMinute})`,
+      result: `${t.ratio.toFixed(2)}× (${t.concurrent.formsPerMinute} vs ${t.single.formsPerMinute}${t.cpuCeiling === null ? '' : `; CPU allows ≤ ${t.cpuCeiling.toFixed(2)}×`})`,
       target: `≥ ${TARGETS.throughputRatio}×`,
       met: t.single.done === t.single.forms && t.concurrent.done === t.concurrent.forms && t.ratio >= TARGETS.throughputRatio,
     },

@@ -50,7 +50,7 @@ const FULL: Plan = {
   replaySteps: 1000,
   replay: { warmup: 1, trials: 5 },
   labForm: { warmup: 1, trials: 5 },
-  throughput: { singleForms: 6, concurrentForms: 12, concurrency: 4 },
+  throughput: { singleForms: 3, concurrentForms: 12, concurrency: 4 },
 };
 
 const QUICK: Plan = {

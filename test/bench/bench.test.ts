@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { BenchReport } from '../../src/bench/report';
+import { runCli } from '../support/cli';
+
+/**
+ * `portal-desk bench --quick --json` as a real process: the report's shape and sanity only.
+ * Timings are never asserted (the machine is shared); the numbers must merely exist, be positive
+ * and come from real pages and real runs.
+ */
+
+const positive = (x: unknown) => expect(typeof x === 'number' && Number.isFinite(x) && x > 0, `${String(x)} is a positive number`).toBe(true);
+const spreadOk = (s: { median: number; p10: number; p90: number; n: number }) => {
+  positive(s.median);
+  expect(s.p10).toBeLessThanOrEqual(s.median);
+  expect(s.p90).toBeGreaterThanOrEqual(s.median);
+  expect(s.n).toBeGreaterThanOrEqual(1);
+};
+
+describe('portal-desk bench --quick --json', () => {
+  it('prints every measurement, with positive numbers from the lab pages, the synthetic page, the store and real runs', async () => {
+    const r = await runCli(['bench', '--quick', '--json'], { timeoutMs: 170_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as BenchReport;
+    expect(report.mode).toBe('quick');
+
+    expect(report.machine.nproc).toBeGreaterThanOrEqual(1);
+    expect(report.machine.node).toBe(process.version);
+    expect(report.machine.chromium).toMatch(/^\d+\./);
+    expect(report.machine.loadAtStart).toHaveLength(3);
+    positive(report.wallSeconds);
+    expect(report.tokenEstimate).toMatch(/characters \/ 4/);
+
+    // Observation build time: one row per lab form page (each portal, both layouts) and the synthetic page.
+    const o = report.observeTime;
+    expect(o.pages.map((p) => p.page)).toEqual([
+      'shops/original/establishment',
+      'power/original/connection',
+      'tax/original/employer',
+      'shops/redesigned/owner-and-establishment',
+      'power/redesigned/new-holder',
+      'tax/redesigned/return',
+    ]);
+    for (const p of [...o.pages, o.synthetic]) {
+      spreadOk(p.observeMs);
+      spreadOk(p.snapshotMs);
+      positive(p.ratio);
+      expect(p.controls).toBeGreaterThanOrEqual(5);
+    }
+    expect(o.synthetic.controls).toBe(300);
+    positive(o.labRatio);
+
+    // Observation size: tokens from real pages; every labelled control counted, the share computed from them.
+    const s = report.observationSize;
+    expect(s.pages).toHaveLength(6);
+    for (const p of [...s.pages, s.synthetic]) {
+      positive(p.observationTokens);
+      expect(p.snapshotTokens).toBeGreaterThan(p.observationTokens / 10);
+      positive(p.htmlTokens);
+      positive(p.observationPieces);
+      expect(p.ofSnapshot).toBeCloseTo(p.observationTokens / p.snapshotTokens, 2);
+      expect(p.kept).toBeLessThanOrEqual(p.labelled);
+      expect(p.listed).toBeGreaterThan(0);
+    }
+    for (const p of s.pages) expect(p.labelled, p.page).toBeGreaterThanOrEqual(8);
+    expect(s.lab.labelled).toBe(s.pages.reduce((n, p) => n + p.labelled, 0));
+    expect(s.lab.keptShare).toBeCloseTo(s.lab.kept / s.lab.labelled, 3);
+    // The synthetic page is over the observer's cap: the rest is counted, not dropped silently.
+    expect(s.synthetic.listed + s.synthetic.omitted).toBe(300);
+    expect(s.synthetic.labelled).toBeGreaterThan(s.synthetic.listed);
+
+    // Stale refs: both kinds answered unknown_ref (the bench throws otherwise) and were timed.
+    expect(report.staleRef.olderReadMs.n).toBe(1);
+    spreadOk(report.staleRef.olderReadMs);
+    spreadOk(report.staleRef.reRenderedMs);
+
+    // Store: a real run written and replayed with its chain intact.
+    expect(report.storeWrite.steps).toBe(30);
+    spreadOk(report.storeWrite.perStepMs);
+    positive(report.storeWrite.databaseBytes);
+    expect(report.storeWrite.screenshotBytes).toBeGreaterThan(1000);
+    expect(report.replayLoad).toMatchObject({ steps: 30, chainOk: true });
+    spreadOk(report.replayLoad.loadReplayMs);
+    spreadOk(report.replayLoad.listStepsMs);
+
+    // Real runs: the lab form ended done with one submission; both throughput batches finished their forms.
+    expect(report.labForm.runs).toHaveLength(1);
+    expect(report.labForm.runs[0]).toMatchObject({ portal: 'shops', status: 'done', submitted: true });
+    expect(report.labForm.allDone).toBe(true);
+    spreadOk(report.labForm.ms);
+    expect(report.throughput.single).toMatchObject({ concurrency: 1, forms: 1, done: 1 });
+    expect(report.throughput.concurrent).toMatchObject({ concurrency: 2, forms: 2, done: 2 });
+    positive(report.throughput.single.formsPerMinute);
+    for (const b of [report.throughput.single, report.throughput.concurrent]) {
+      if (b.cpu) {
+        positive(b.cpu.seconds);
+        expect(b.cpu.ours + b.cpu.others).toBeLessThanOrEqual(1.001);
+      }
+    }
+    const run = report.labForm.runs[0]!;
+    positive(run.readMs);
+    expect(run.actions).toBeGreaterThan(10);
+    expect(run.settleMs).toBeLessThanOrEqual(run.actionMs);
+    expect(run.readMs + run.actionMs).toBeLessThan(run.ms);
+    positive(report.throughput.ratio);
+
+    // The summary: every target judged (yes or no), the rest reported without one.
+    const judged = report.summary.filter((row) => row.target !== '');
+    expect(judged.map((row) => row.target)).toEqual(['≤ 1.15×', '≤ 1.15×', '≤ 40%', '100%', '≤ 20 ms', '≤ 5 s', '≥ 1.6×']);
+    for (const row of judged) expect(typeof row.met).toBe('boolean');
+    for (const row of report.summary.filter((x) => x.target === '')) expect(row.met).toBeNull();
+    expect(report.summary.map((row) => row.measurement).join('\n')).toMatch(/store write per step[\s\S]*replay load, 30-step run/);
+  }, 180_000);
+
+  it('--help names the options and says the exit code does not depend on the targets', async () => {
+    const r = await runCli(['bench', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--quick/);
+    expect(r.stdout).toMatch(/--json/);
+    expect(r.stdout).toMatch(/whether or not the targets were met/);
+  });
+});
