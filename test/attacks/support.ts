@@ -1,41 +1,12 @@
 import type { CaseView } from '../../src/agent/decide/planner';
 import type { Control, Observation } from '../../src/shared/observation';
+import { control, observation } from '../agent/guard/fixtures';
 
-/** Small builders for pages as the adversary reads them. */
-
-let counter = 0;
-export function control(partial: Partial<Control> & Pick<Control, 'role' | 'name'>): Control {
-  counter += 1;
-  return {
-    ref: `r1c${counter}`,
-    nameSource: 'accessible',
-    disabled: false,
-    required: false,
-    invalid: false,
-    gated: false,
-    label: `${partial.role} "${partial.name}"`,
-    ...partial,
-  };
-}
+/** Small builders for pages as the adversary reads them: the guard's test controls on a lab dashboard. */
+export { control };
 
 export function page(controls: Control[], extra: Partial<Observation> = {}): Observation {
-  return {
-    readId: 'r1',
-    url: 'http://shops.portal.example:4100/',
-    title: 'Dashboard',
-    flowStep: null,
-    headings: ['Dashboard'],
-    text: '',
-    textTruncated: false,
-    errors: [],
-    controls,
-    omittedControls: 0,
-    unnamedControls: 0,
-    frameHosts: [],
-    hasPasswordField: false,
-    readMs: 1,
-    ...extra,
-  };
+  return observation(controls, { url: 'http://shops.portal.example:4100/', title: 'Dashboard', flowStep: null, headings: ['Dashboard'], ...extra });
 }
 
 export const CASE_VIEW: CaseView = {
