@@ -7,26 +7,42 @@ import { promptLine } from './terminal-prompt';
 
 const run = promisify(execFile);
 
+/** Names the run a question comes from ("case X, client Y") when several runs share the terminal. */
+export type RunName = (runId: string) => string | undefined;
+
+/** " (case X)" after a prompt's first words, when the run has a name. */
+function whose(name: RunName | undefined, runId: string): string {
+  const named = name?.(runId);
+  return named ? ` (${named})` : '';
+}
+
+/** The line `run` and `batch` print when approvals are automatic. */
+export function autoApprovalWarning(mode: ApproveMode): string | null {
+  return mode === 'ask' ? null : `!! --approve ${mode}: gated actions are ${mode === 'all' ? 'APPROVED' : 'DENIED'} automatically. Demo and test use only.`;
+}
+
 /** Approvals on the terminal (`ask`), or automatic for demos and tests (`all`, `none`), said loudly. */
 export class TerminalApprovals implements ApprovalGate {
   constructor(
     private readonly mode: ApproveMode,
     private readonly log: (line: string) => void,
+    private readonly name?: RunName,
   ) {}
 
   async request(req: ApprovalRequest): Promise<ApprovalDecision> {
     const what = `${req.action.type} ${req.element ?? ''}`.trim();
+    const run = whose(this.name, req.runId);
     if (this.mode === 'all') {
-      this.log(`  APPROVED AUTOMATICALLY (--approve all, demo/test mode): ${what} — ${req.verdict.reason}`);
+      this.log(`  APPROVED AUTOMATICALLY (--approve all, demo/test mode)${run}: ${what} — ${req.verdict.reason}`);
       return { decision: 'approve', by: 'auto:all' };
     }
     if (this.mode === 'none') {
-      this.log(`  DENIED AUTOMATICALLY (--approve none, demo/test mode): ${what} — ${req.verdict.reason}`);
+      this.log(`  DENIED AUTOMATICALLY (--approve none, demo/test mode)${run}: ${what} — ${req.verdict.reason}`);
       return { decision: 'deny', by: 'auto:none' };
     }
-    const answer = await promptLine(`\nApproval needed: ${what}\n  why: ${req.verdict.reason}\n  Approve? [y/N] `);
+    const answer = await promptLine(`\nApproval needed${run}: ${what}\n  why: ${req.verdict.reason}\n  Approve? [y/N] `);
     if (answer === null) {
-      this.log('  no terminal to ask for approval: denied');
+      this.log(`  no terminal to ask for approval${run}: denied`);
       return { decision: 'deny', by: 'terminal:none' };
     }
     const clerk = process.env.USER ?? 'clerk';
@@ -34,20 +50,28 @@ export class TerminalApprovals implements ApprovalGate {
   }
 }
 
-/** The clerk's answers: on the terminal (codes without echo), or from `--otp-command` for tests. */
+/** How long `--otp-command` may take: as long as a code stays valid on the lab portals (5 minutes). */
+const OTP_COMMAND_TIMEOUT_MS = 300_000;
+
+/**
+ * The clerk's answers: on the terminal (codes without echo), or from `--otp-command` for tests
+ * (run with PORTAL_DESK_RUN_ID set to the asking run's id).
+ */
 export class TerminalInputs implements InputSource {
   constructor(
     private readonly otpCommand: string | undefined,
     private readonly answers: Record<string, string>,
+    private readonly name?: RunName,
   ) {}
 
   async ask(req: InputRequest): Promise<string | null> {
     if (req.kind === 'otp' && this.otpCommand) {
-      const { stdout } = await run('/bin/sh', ['-c', this.otpCommand], { timeout: 30_000 });
+      const env = { ...process.env, PORTAL_DESK_RUN_ID: req.runId };
+      const { stdout } = await run('/bin/sh', ['-c', this.otpCommand], { timeout: OTP_COMMAND_TIMEOUT_MS, env });
       const code = stdout.trim();
       return code.length > 0 ? code : null;
     }
     if (req.field && this.answers[req.field] !== undefined) return this.answers[req.field]!;
-    return promptLine(`\n${req.question}\n> `, { secret: SECRET_INPUT_KINDS.includes(req.kind) });
+    return promptLine(`\n${req.question}${whose(this.name, req.runId)}\n> `, { secret: SECRET_INPUT_KINDS.includes(req.kind) });
   }
 }

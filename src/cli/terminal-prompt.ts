@@ -1,10 +1,20 @@
 import { createInterface } from 'node:readline';
 
+/** The question on the terminal now; the next one waits for its answer. */
+let asking: Promise<unknown> = Promise.resolve();
+
 /**
  * Asks one question on the terminal. With `secret`, nothing typed is echoed (one-time codes,
- * passwords). Answers null when there is no terminal to ask.
+ * passwords). Answers null when there is no terminal to ask. Questions from concurrent runs (a
+ * batch) are asked one at a time, in the order they came; nothing else waits for them.
  */
-export async function promptLine(question: string, options: { secret?: boolean } = {}): Promise<string | null> {
+export function promptLine(question: string, options: { secret?: boolean } = {}): Promise<string | null> {
+  const answer = asking.then(() => askNow(question, options));
+  asking = answer.catch(() => undefined);
+  return answer;
+}
+
+async function askNow(question: string, options: { secret?: boolean }): Promise<string | null> {
   if (!process.stdin.isTTY) return null;
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   if (options.secret) {

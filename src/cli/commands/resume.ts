@@ -10,7 +10,7 @@ import { defaultDbPath, openStore } from '../../store';
 import { CredentialChain, openVault } from '../../vault';
 import { oneOf, parseCommandArgs, positiveInt } from '../args';
 import { EXIT, UsageError } from '../cli-error';
-import { TerminalApprovals, TerminalInputs } from '../clerk-terminal';
+import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { formatStep } from '../step-log';
 import { runningLab } from './run';
 
@@ -115,7 +115,8 @@ export async function resumeCommand(args: string[]): Promise<number> {
     } else if (external) {
       throw new UsageError(`--lab-url applies to lab portals only; run ${runId} is on "${profile.id}"`);
     }
-    if (approveMode !== 'ask') log(`!! --approve ${approveMode}: gated actions are ${approveMode === 'all' ? 'APPROVED' : 'DENIED'} automatically. Demo and test use only.`);
+    const warning = autoApprovalWarning(approveMode);
+    if (warning) log(warning);
     log(`resume: run ${runId}, case ${caseFile.caseId} (client ${caseFile.clientId}) on ${profile.id}, from step ${run.stepCount}, store ${dbPath}`);
 
     const { vault, loginStates } = await openVault();

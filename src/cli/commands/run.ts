@@ -12,7 +12,7 @@ import { defaultDbPath, openStore } from '../../store';
 import { CredentialChain, openVault } from '../../vault';
 import { oneOf, parseCommandArgs, positiveInt } from '../args';
 import { EXIT, UsageError } from '../cli-error';
-import { TerminalApprovals, TerminalInputs } from '../clerk-terminal';
+import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { formatStep } from '../step-log';
 
 const HELP = `portal-desk run --case FILE [options]
@@ -92,7 +92,8 @@ export async function runCommand(args: string[]): Promise<number> {
   } else if (layout) {
     throw new UsageError('--layout applies to lab portals only');
   }
-  if (approveMode !== 'ask') log(`!! --approve ${approveMode}: gated actions are ${approveMode === 'all' ? 'APPROVED' : 'DENIED'} automatically. Demo and test use only.`);
+  const warning = autoApprovalWarning(approveMode);
+  if (warning) log(warning);
 
   const dbPath = values.db ?? defaultDbPath();
   const store = openStore(dbPath);
