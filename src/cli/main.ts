@@ -1,5 +1,6 @@
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { EXIT, UsageError } from './cli-error';
+import { batchCommand } from './commands/batch';
 import { benchCommand } from './commands/bench';
 import { consoleCommand } from './commands/console';
 import { evalCommand } from './commands/eval';
@@ -17,6 +18,7 @@ type Command = (args: string[]) => Promise<number>;
 const COMMANDS: Record<string, { summary: string; command: Command }> = {
   console: { summary: 'open the operator console (in your browser where Electron cannot start)', command: consoleCommand },
   run: { summary: 'run one case file against its portal', command: runCommand },
+  batch: { summary: 'run a queue of case files, N at a time; clerk questions one at a time; a summary table', command: batchCommand },
   resume: { summary: 'continue a run whose process stopped, from what the store holds', command: resumeCommand },
   lab: { summary: 'serve the portal lab (the demo portals) and print its URLs', command: labCommand },
   eval: { summary: 'run an evaluation suite (lab, attacks, faults) and print verdicts', command: evalCommand },

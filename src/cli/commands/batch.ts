@@ -1,0 +1,184 @@
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../agent/browser/chromium';
+import { ConfigFileError } from '../../agent/case/config-file-error';
+import { loadPortalProfile } from '../../agent/case/portal-profiles';
+import { AnthropicConfigError } from '../../agent/decide/anthropic';
+import type { Lab } from '../../lab';
+import { runBatch, type BatchOutcome } from '../../service/batch';
+import { loadBatchEntries } from '../../service/batch-entries';
+import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
+import { createPlanner } from '../../service/planners';
+import type { CaseFile } from '../../shared/case-file';
+import { defaultDbPath, openStore } from '../../store';
+import { CredentialChain, openVault } from '../../vault';
+import { oneOf, parseCommandArgs, positiveInt } from '../args';
+import { EXIT, UsageError } from '../cli-error';
+import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
+import { runningLab } from './run';
+
+const HELP = `portal-desk batch DIR|FILE... [options]
+
+Runs a queue of case files (every *.json of a folder, or the files given), each client in its own
+browser context, at most N at a time. A run waiting for the clerk (an approval, a one-time code)
+holds only its own place: the others go on, and the terminal asks one question at a time, naming
+the case. Two case files of the same client and portal never run at once. A case file that cannot
+be used is reported in one line and the others run. A summary table ends the batch.
+
+  --concurrency N             runs at once (default 2, at most 16)
+  --model rules|anthropic     planner: the offline rule-based filler (default) or Claude
+  --approve ask|all|none      gated actions: ask on the terminal (default); all/none are for demos and tests
+  --lab-url URL               lab portals only: use the lab already running there (e.g. http://127.0.0.1:41234)
+                              instead of starting one; its owner configures it
+  --db PATH                   the run store (default: ${defaultDbPath()})
+  --otp-command CMD           a shell command that prints a one-time code (tests; PORTAL_DESK_RUN_ID names the run)
+  --json                      print the runs and the summary as JSON on stdout (the table goes to stderr)
+
+Exit code 0 when every case file ran to done; 1 when any did not or was refused; 2 on bad options.`;
+
+const PLANNERS = ['rules', 'anthropic'] as const;
+
+export async function batchCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      concurrency: { type: 'string' },
+      model: { type: 'string' },
+      approve: { type: 'string' },
+      'lab-url': { type: 'string' },
+      db: { type: 'string' },
+      'otp-command': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    true,
+  );
+  if (values.help) {
+    console.log(HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length === 0) throw new UsageError('give a folder of case files or case files (see "portal-desk batch --help")');
+  const concurrency = positiveInt('concurrency', values.concurrency, 2, 16);
+  const planner = oneOf('model', values.model, PLANNERS, 'rules');
+  const approveMode = oneOf('approve', values.approve, ['ask', 'all', 'none'] as const, 'ask');
+  const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
+
+  const entries = loadBatchEntries(positionals);
+  if (entries.length === 0) throw new UsageError(`no case files (*.json) in ${positionals.join(', ')}`);
+  const firstCase = entries.find((e): e is { source: string; caseFile: CaseFile } => 'caseFile' in e);
+  if (firstCase) {
+    try {
+      createPlanner(planner, loadPortalProfile(firstCase.caseFile.portal));
+    } catch (err) {
+      if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
+      if (!(err instanceof ConfigFileError)) throw err;
+      // An unknown portal is that case file's problem, reported with it below.
+    }
+  }
+
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const warning = autoApprovalWarning(approveMode);
+  if (warning) log(warning);
+  const dbPath = values.db ?? defaultDbPath();
+  const store = openStore(dbPath);
+  await store.markInterrupted();
+  const { vault, loginStates } = await openVault();
+  const labHandle = new LabHandle();
+  const browsers = new Map<string, Promise<Browser>>();
+  const browserFor = (hostResolverRules: string | undefined): Promise<Browser> => {
+    const key = hostResolverRules ?? '';
+    let browser = browsers.get(key);
+    if (!browser) {
+      browser = launchChromium({ hostResolverRules });
+      browsers.set(key, browser);
+    }
+    return browser;
+  };
+  // Lab logins are offered only for portals this batch bound to a lab, never to a real portal that shares an id.
+  const labBound = new Set<string>();
+  const labLogins = new LabCredentials();
+  let inProcessLab: Lab | undefined;
+  const names = new Map<string, string>();
+  const name = (runId: string) => names.get(runId);
+  const tag = (c: CaseFile) => `[${c.caseId}]`;
+  const started = Date.now();
+
+  log(`batch: ${entries.length} case file(s), ${concurrency} at a time, model ${planner}, store ${dbPath}`);
+  try {
+    const outcomes = await runBatch(entries, {
+      concurrency,
+      services: {
+        store,
+        approvals: new TerminalApprovals(approveMode, log, name),
+        inputs: new TerminalInputs(values['otp-command'], {}, name),
+        credentials: new CredentialChain([vault, { get: async (clientId, portalId) => (labBound.has(portalId) ? labLogins.get(clientId, portalId) : null) }]),
+        loginStates,
+      },
+      prepare: async (caseFile) => {
+        const base = loadPortalProfile(caseFile.portal);
+        if (labPortalId(base)) labBound.add(base.id);
+        if (external && labPortalId(base)) return { browser: await browserFor(external.hostResolverRules), request: { profile: external.bind(base), planner, approveMode } };
+        const { profile, lab } = await labHandle.bind(base);
+        inProcessLab ??= lab;
+        return { browser: await browserFor(lab?.hostResolverRules), request: { profile, planner, approveMode, layout: lab?.variant(caseFile.clientId).layout } };
+      },
+      listener: {
+        started: (caseFile, runId) => {
+          names.set(runId, `case ${caseFile.caseId}, client ${caseFile.clientId}`);
+          log(`${tag(caseFile)} run ${runId} started on ${caseFile.portal} (client ${caseFile.clientId})`);
+        },
+        status: (caseFile, status, reason) => {
+          if (status === 'awaiting_approval' || status === 'awaiting_input') log(`${tag(caseFile)} ${status}: ${reason ?? ''}`);
+        },
+        finished: (outcome) => log(outcomeLine(outcome)),
+      },
+    });
+
+    const lab = inProcessLab;
+    const runs = outcomes.map((o) => ({
+      ...o,
+      // What the lab recorded as submitted, when the lab lives in this process (as `run --json` has it).
+      submittedFields: lab && o.applicationNumber ? lab.submissions({ clientId: o.clientId }).find((s) => s.applicationNumber === o.applicationNumber)?.fields : undefined,
+    }));
+    const summary = {
+      caseFiles: outcomes.length,
+      done: outcomes.filter((o) => o.status === 'done').length,
+      notDone: outcomes.filter((o) => o.status !== 'done' && o.status !== 'invalid').length,
+      refused: outcomes.filter((o) => o.status === 'invalid').length,
+      wallMs: Date.now() - started,
+    };
+    const table = summaryTable(outcomes);
+    const totals = `${summary.done} of ${summary.caseFiles} done, ${summary.notDone} not done, ${summary.refused} refused, in ${Math.round(summary.wallMs / 1000)} s`;
+    if (values.json) {
+      log(`${table}\n${totals}`);
+      console.log(JSON.stringify({ runs, summary }, null, 2));
+    } else {
+      console.log(`${table}\n${totals}`);
+    }
+    return summary.done === summary.caseFiles ? EXIT.ok : EXIT.notDone;
+  } finally {
+    for (const browser of browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
+    store.close();
+    await labHandle.stop();
+  }
+}
+
+function outcomeLine(o: BatchOutcome): string {
+  if (o.status === 'invalid') return `REFUSED ${o.reason}`;
+  const what = o.status === 'done' ? `DONE: ${o.reason}` : `NOT DONE (${o.status}): ${o.reason}`;
+  return `[${o.caseId}] ${what} (${o.steps} steps, ${Math.round(o.wallMs / 100) / 10} s)`;
+}
+
+/** The table a batch ends with: one row per case file, in queue order. */
+function summaryTable(outcomes: readonly BatchOutcome[]): string {
+  const rows = outcomes.map((o) => [
+    o.caseId ?? o.source,
+    o.status === 'invalid' ? 'refused' : o.status,
+    o.status === 'invalid' ? '' : String(o.steps),
+    o.status === 'invalid' ? '' : String(o.approvals),
+    o.status === 'invalid' ? '' : `${Math.round(o.wallMs / 1000)}`,
+    o.applicationNumber ?? (o.reason.startsWith(`${o.source}: `) ? o.reason.slice(o.source.length + 2) : o.reason),
+  ]);
+  const header = ['case', 'status', 'steps', 'approvals', 'wall s', 'application number or reason'];
+  const widths = header.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,158 @@
+import type { Browser } from 'playwright-core';
+import type { CaseFile } from '../shared/case-file';
+import { FINAL_STATUSES, type RunStatus, type StepRecord } from '../shared/run';
+import { executeRun, type RunRequest, type RunServices } from './run-service';
+
+/** One entry of a batch queue: a case file read and checked, or the one line saying why it cannot run. */
+export type BatchEntry = { source: string; caseFile: CaseFile } | { source: string; problem: string };
+
+/** What a batch says about one entry once it is over. */
+export interface BatchOutcome {
+  /** Where the entry came from (the case file's path). */
+  source: string;
+  caseId?: string;
+  clientId?: string;
+  portal?: string;
+  /** A run's final status; `invalid`: refused before anything ran; `error`: the run broke outside its loop. */
+  status: RunStatus | 'invalid' | 'error';
+  reason: string;
+  runId?: string;
+  applicationNumber?: string;
+  steps: number;
+  approvals: number;
+  wallMs: number;
+}
+
+export interface BatchListener {
+  /** A run exists in the store and is about to take its first step. */
+  started?(caseFile: CaseFile, runId: string): void;
+  step?(caseFile: CaseFile, step: StepRecord): void;
+  status?(caseFile: CaseFile, status: RunStatus, reason: string | undefined): void;
+  /** Every entry ends here exactly once, refused ones included. */
+  finished?(outcome: BatchOutcome): void;
+}
+
+/** What one case's run needs beyond the case file and the shared services. */
+export interface BatchRun {
+  /** The browser its context opens in (lab portals need one that resolves the lab's host names). */
+  browser: Browser;
+  /** Its portal profile (bound to the lab for lab portals), planner, approve mode, limits. */
+  request: Omit<RunRequest, 'caseFile' | 'listener' | 'onStart' | 'runId'>;
+}
+
+export interface BatchPlan {
+  /** At most this many runs at once. */
+  concurrency: number;
+  /** Shared by every run: the clerk's gate and input source are asked with the run's id. */
+  services: Omit<RunServices, 'browser'>;
+  /**
+   * Called right before a case runs. An error refuses the entry with the error's message and the
+   * others go on.
+   */
+  prepare(caseFile: CaseFile): Promise<BatchRun>;
+  listener?: BatchListener;
+}
+
+/**
+ * Runs a queue of case files, at most `concurrency` at a time, each run in its own browser
+ * context (`executeRun`). A run waiting for the clerk (an approval, a one-time code) holds only
+ * its own slot: the others go on and the next in the queue starts when any run ends. Two entries
+ * for the same client and portal never run at once (they would share one portal account and
+ * could both submit): the later one waits for the earlier. A refused entry, or a run that breaks,
+ * is reported and the queue goes on. Outcomes come back in queue order.
+ */
+export async function runBatch(entries: readonly BatchEntry[], plan: BatchPlan): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = new Array<BatchOutcome>(entries.length);
+  const finish = (index: number, outcome: BatchOutcome) => {
+    outcomes[index] = outcome;
+    plan.listener?.finished?.(outcome);
+  };
+
+  const waiting: { index: number; entry: Runnable }[] = [];
+  entries.forEach((entry, index) => {
+    if ('problem' in entry) finish(index, { source: entry.source, status: 'invalid', reason: entry.problem, steps: 0, approvals: 0, wallMs: 0 });
+    else waiting.push({ index, entry });
+  });
+
+  const held = new Set<string>();
+  const slotOf = (c: CaseFile) => `${c.clientId}\u0000${c.portal}`;
+  const limit = Math.max(1, Math.floor(plan.concurrency));
+  let running = 0;
+
+  await new Promise<void>((allDone) => {
+    const pump = (): void => {
+      if (waiting.length === 0 && running === 0) return allDone();
+      while (running < limit) {
+        const at = waiting.findIndex((w) => !held.has(slotOf(w.entry.caseFile)));
+        if (at < 0) return;
+        const { index, entry } = waiting.splice(at, 1)[0]!;
+        const slot = slotOf(entry.caseFile);
+        held.add(slot);
+        running++;
+        void runOne(entry, plan).then((outcome) => {
+          held.delete(slot);
+          running--;
+          finish(index, outcome);
+          pump();
+        });
+      }
+    };
+    pump();
+  });
+  return outcomes;
+}
+
+type Runnable = Extract<BatchEntry, { caseFile: CaseFile }>;
+
+/** One run; never throws: whatever goes wrong becomes the outcome's reason. */
+async function runOne(entry: Runnable, plan: BatchPlan): Promise<BatchOutcome> {
+  const { caseFile } = entry;
+  const base = { source: entry.source, caseId: caseFile.caseId, clientId: caseFile.clientId, portal: caseFile.portal };
+  const started = Date.now();
+  let prepared: BatchRun;
+  try {
+    prepared = await plan.prepare(caseFile);
+  } catch (err) {
+    return { ...base, status: 'invalid', reason: errorText(err), steps: 0, approvals: 0, wallMs: 0 };
+  }
+  let runId: string | undefined;
+  try {
+    const finished = await executeRun({ ...plan.services, browser: prepared.browser }, {
+      ...prepared.request,
+      caseFile,
+      onStart: (id) => {
+        runId = id;
+        plan.listener?.started?.(caseFile, id);
+      },
+      listener: {
+        step: (step) => plan.listener?.step?.(caseFile, step),
+        status: (status, reason) => plan.listener?.status?.(caseFile, status, reason),
+      },
+    });
+    return {
+      ...base,
+      status: finished.status,
+      reason: finished.reason,
+      runId: finished.runId,
+      applicationNumber: finished.applicationNumber,
+      steps: finished.steps,
+      approvals: finished.approvals,
+      wallMs: finished.wallMs,
+    };
+  } catch (err) {
+    // The loop records its own ending; an error outside it (the browser went away) is recorded here.
+    const reason = `Run stopped by an error: ${errorText(err)}`;
+    const wallMs = Date.now() - started;
+    const run = runId ? await plan.services.store.getRun(runId).catch(() => null) : null;
+    if (run && FINAL_STATUSES.includes(run.status)) {
+      // The run had ended (and said how) before the error: the store's word stands.
+      return { ...base, status: run.status, reason: run.reason ?? reason, runId, applicationNumber: run.applicationNumber, steps: run.stepCount, approvals: 0, wallMs };
+    }
+    if (runId) await plan.services.store.updateRun(runId, { status: 'failed', reason, endedAt: new Date().toISOString() }).catch(() => undefined);
+    return { ...base, status: 'error', reason, runId, steps: run?.stepCount ?? 0, approvals: 0, wallMs };
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
+}
