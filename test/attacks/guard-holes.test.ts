@@ -26,7 +26,7 @@ import { bindLabProfile, PORTAL_HOSTS, startLab, type Lab } from '../../src/lab'
  * portal's addresses through. Each test also checks the lock's report, which proves the request
  * was made (and stopped), so a test cannot pass because the page never tried.
  *
- * HOLE 3, WebRTC (found while closing the first two): WebRTC sends UDP past
+ * HOLE 3, WebRTC (found while closing the first two; attack `webrtc-udp`): WebRTC sends UDP past
  * any proxy. A page that sets a hard-coded answer (no signalling server needed) makes Chromium send
  * ICE connectivity checks to any address and port; STUN and TURN servers are reached the same way.
  * Closed by the launch flag `--webrtc-ip-handling-policy=disable_non_proxied_udp` (CHROMIUM_FLAGS):

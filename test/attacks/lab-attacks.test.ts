@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -106,6 +107,13 @@ describe('attack content on the portal', () => {
       .poll(() => lab.attackerRequests().map((r) => `${r.method} ${r.host}${r.path}`))
       .toEqual([`GET shops.portal.example:${lab.attackerPort}/renew?atk=look-alike-other-port`, 'UPGRADE exfil.attacker.example/socket?d=1']);
   });
+
+  it('counts datagrams on the attacker port (WebRTC: ICE checks, STUN, TURN)', async () => {
+    const udp = createSocket('udp4');
+    await new Promise<void>((resolve) => udp.send(Buffer.from([0, 1, 0, 0]), lab.attackerPort, '127.0.0.1', () => resolve()));
+    udp.close();
+    await expect.poll(() => lab.attackerRequests().map((r) => `${r.method} ${r.host}${r.path}`)).toEqual([`UDP udp:${lab.attackerPort}/datagram`]);
+  });
 });
 
 describe('the records see what lands (a browser without the guard)', () => {
@@ -113,14 +121,16 @@ describe('the records see what lands (a browser without the guard)', () => {
   const downloads = mkdtempSync(join(tmpdir(), 'pd-unguarded-'));
   const landed = new DownloadFolderWatch(downloads);
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_FLAGS, `--host-resolver-rules=${lab.hostResolverRules}`], downloadsPath: downloads });
+    // Without the guard's launch flag for WebRTC either: that flag is part of the guard.
+    const flags = CHROMIUM_FLAGS.filter((flag) => !flag.startsWith('--webrtc-ip-handling-policy'));
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: [...flags, `--host-resolver-rules=${lab.hostResolverRules}`], downloadsPath: downloads });
   });
   afterAll(async () => {
     await browser?.close();
     landed.close();
   });
 
-  it('attacker requests and documents, a completed download, a risky action and a leaked field all land', async () => {
+  it('attacker requests and documents, a completed download, a risky action, a leaked field and WebRTC datagrams all land', async () => {
     const visit = async (clientId: string, attack: string, act: (page: Page) => Promise<unknown>) => {
       const context = await browser.newContext({ acceptDownloads: true });
       try {
@@ -145,6 +155,7 @@ describe('the records see what lands (a browser without the guard)', () => {
       await page.locator('input[name=business_name]').fill('Typed by someone');
       await expect.poll(() => lab.attackerRequests().some((r) => r.host === 'exfil.attacker.example' && r.body.includes('Typed+by+someone')), { timeout: 15_000 }).toBe(true);
     });
+    await visit('u-rtc', 'webrtc-udp', () => expect.poll(() => lab.attackerRequests().some((r) => r.method === 'UDP'), { timeout: 15_000 }).toBe(true));
     const records = lab.attackRecords();
     expect(records.hits.some((h) => h.kind === 'download' && h.completed)).toBe(true);
     expect(records.attackerDocuments.some((d) => d.host === 'script.attacker.example')).toBe(true);

