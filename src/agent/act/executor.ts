@@ -26,6 +26,9 @@ export interface ExecuteOptions {
   settle?: SettleOptions | false;
 }
 
+/** Actions that only type into the page; a run of them settles once, after the last (see SettleOptions.moreTypingFollows). */
+export const TYPING_ACTIONS: ReadonlySet<Action['type']> = new Set(['fill', 'select', 'check']);
+
 export interface BatchItem {
   action: Action;
   /** The resolved value for fill / select. */

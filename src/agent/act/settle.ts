@@ -16,6 +16,12 @@ export interface SettleOptions {
   capMs?: number;
   /** Upper bound for a started navigation to commit and load (default 15 s). */
   loadTimeoutMs?: number;
+  /**
+   * Another typing action follows at once: return without the quiet-DOM wait when the action
+   * started no request and no navigation (its synchronous handlers have run already). The last
+   * action of the run gets the full wait; a ref the page replaced meanwhile answers unknown_ref.
+   */
+  moreTypingFollows?: boolean;
 }
 
 const TRACKED = new Set(['document', 'xhr', 'fetch']);
@@ -102,6 +108,7 @@ export async function settle(page: Page, activity: PageActivity, options: Settle
   const capMs = options.capMs ?? 1_500;
   const loadTimeoutMs = options.loadTimeoutMs ?? 15_000;
   const started = performance.now();
+  if (options.moreTypingFollows && !activity.navigationPending && !activity.navigated && activity.requestsInFlight === 0) return 0;
   let deadline = started + capMs;
 
   for (let round = 0; round < 20; round++) {

@@ -8,7 +8,7 @@ import type { PortalProfile } from '../../shared/portal-profile';
 import type { RunRecorder } from '../../shared/recorder';
 import type { ApproveMode, ModelCall, RunStatus, StepAction, StepEvent, StepRecord } from '../../shared/run';
 import type { Verdict } from '../../shared/verdict';
-import { executeAction } from '../act/executor';
+import { executeAction, TYPING_ACTIONS } from '../act/executor';
 import { PlannerError, type CaseView, type Planner } from '../decide/planner';
 import { checkAction, resolveValue } from '../guard/guard';
 import type { GuardContext } from '../guard/guard-context';
@@ -275,8 +275,11 @@ export class RunLoop {
     const actions: StepAction[] = [];
     let end: RunEnd | undefined;
     try {
-      for (const action of planned.turn.actions) {
-        const done = await this.handle(action, read);
+      const turnActions = planned.turn.actions;
+      for (const [i, action] of turnActions.entries()) {
+        const next = turnActions[i + 1];
+        const moreTypingFollows = TYPING_ACTIONS.has(action.type) && next !== undefined && TYPING_ACTIONS.has(next.type);
+        const done = await this.handle(action, read, moreTypingFollows);
         actions.push(done);
         if (done.outcome.status !== 'done') break;
       }
@@ -450,7 +453,7 @@ export class RunLoop {
   }
 
   /** Guard, approval and execution of one proposed action. */
-  private async handle(action: Action, read: PageRead): Promise<StepAction> {
+  private async handle(action: Action, read: PageRead, moreTypingFollows = false): Promise<StepAction> {
     const element = hasRef(action) ? read.control(action.ref)?.label : undefined;
     const base = { action, element };
     const started = Date.now();
@@ -541,7 +544,7 @@ export class RunLoop {
     }
 
     const value = action.type === 'fill' || action.type === 'select' ? resolveValue(action, this.guardContext(read)) : undefined;
-    const outcome: Outcome = await executeAction(this.o.page, read, action, value);
+    const outcome: Outcome = await executeAction(this.o.page, read, action, value, moreTypingFollows ? { settle: { moreTypingFollows } } : {});
     if (outcome.status === 'done' && action.type === 'click') await this.progress.clicked(read.control(action.ref), read.observation);
     return { ...base, verdict, approval, outcome };
   }
