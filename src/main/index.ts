@@ -11,6 +11,7 @@ import { type ConsoleOrigin } from './console-policy';
 import { createConsoleWindow, preloadPath, registerConsoleScheme, rendererDir, serveConsoleFiles } from './console-window';
 import { labResolverRules } from './lab-resolver';
 import { PortalViews, viewBrowser } from './portal-views';
+import { SessionEgress } from './session-egress';
 import { runBindingFor } from './run-start';
 import { RunBindings } from './run-bindings';
 import { safeStorageSealer } from './safe-storage-sealer';
@@ -126,7 +127,9 @@ async function start(): Promise<void> {
   const consoleWindow = createConsoleWindow({ preloadPath: preloadPath(__dirname), origin, devTools: !app.isPackaged });
   window = consoleWindow;
   registry.setConsole(consoleWindow.webContents);
-  const views = new PortalViews(consoleWindow, bindings, registry, report, userAgent);
+  const egress = new SessionEgress(report, labResolverRules());
+  app.once('will-quit', () => void egress.closeAll());
+  const views = new PortalViews(consoleWindow, bindings, registry, report, userAgent, egress);
   engine.browser = viewBrowser(views, { product: `Chrome/${process.versions.chrome}`, userAgent }, report);
 }
 

@@ -3,13 +3,15 @@ import { chromium, type Browser } from 'playwright-core';
 import { createDebuggerTransport, type HostedPage, type PageHost, type PageRequest } from '../agent/browser/cdp-transport';
 import { portalViewBounds } from './portal-layout';
 import { clientPartition, UNBOUND_PARTITION, type RunBindings } from './run-bindings';
+import type { SessionEgress } from './session-egress';
 import { hardenPortalSession, type ContentsRegistry, type Report } from './session-hardening';
 
 /**
  * The portal views: each page the engine opens is a `WebContentsView` in the console window,
  * in its client's own session (`persist:client-<clientId>`), handed to playwright through the
- * in-process DevTools transport (`webContents.debugger`; no debugging port). The newest open
- * view is the one shown: the active run's portal.
+ * in-process DevTools transport (`webContents.debugger`; no debugging port), behind the
+ * session's egress lock (`SessionEgress`). The newest open view is the one shown: the active
+ * run's portal.
  */
 export class PortalViews implements PageHost {
   private readonly open: WebContentsView[] = [];
@@ -20,6 +22,7 @@ export class PortalViews implements PageHost {
     private readonly registry: ContentsRegistry,
     private readonly report: Report,
     private readonly userAgent: string,
+    private readonly egress: SessionEgress,
   ) {
     window.on('resize', () => this.layout());
   }
@@ -52,13 +55,18 @@ export class PortalViews implements PageHost {
       },
     });
     const contents = view.webContents;
+    // WebRTC may only use TCP through the session's proxy (which refuses it): no UDP past the lock.
+    contents.setWebRTCIPHandlingPolicy('disable_non_proxied_udp');
     this.registry.addPortal(contents, session, binding?.policy);
+    // Below every page of the session: only the addresses of its runs' portals get out.
+    await this.egress.lock(session, this.registry.policiesOf(session));
     this.window.contentView.addChildView(view);
     this.open.push(view);
     this.layout();
 
     const close = (): void => {
       this.registry.removePortal(contents.id);
+      void this.egress.lock(session, this.registry.policiesOf(session)).catch((err: unknown) => this.report(`The egress lock could not be narrowed: ${String(err)}`));
       const at = this.open.indexOf(view);
       if (at >= 0) this.open.splice(at, 1);
       if (!this.window.isDestroyed()) this.window.contentView.removeChildView(view);

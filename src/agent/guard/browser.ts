@@ -31,8 +31,8 @@ export type GuardedContextExtras = Pick<BrowserContextOptions, 'storageState'>;
  *
  * Only a browser that creates real contexts applies the proxy. The desktop shell's in-process
  * CDP transport (`src/agent/browser/cdp-transport.ts`) makes virtual contexts and ignores it:
- * there the egress lock is NOT in place, and the shell's own network-level lock on its Electron
- * sessions (`session.webRequest`, src/main) is what stands below the page.
+ * there the shell sets the same lock on each client's Electron session (`src/main/session-egress.ts`),
+ * beside its `session.webRequest` lock.
  */
 export async function openGuardedContext(browser: Browser, profile: PortalProfile, extras: GuardedContextExtras = {}): Promise<BrowserContext> {
   const egress = await EgressProxy.start(profile, { hostResolverRules: hostResolverRulesOf(browser) });
