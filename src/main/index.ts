@@ -47,6 +47,8 @@ registerConsoleScheme();
 app.commandLine.appendSwitch('host-resolver-rules', labResolverRules());
 // A page restored from the back-forward cache would skip the engine's request interception.
 app.commandLine.appendSwitch('disable-back-forward-cache');
+// WebRTC only over TCP through the sessions' egress proxies (each portal view sets the same policy).
+app.commandLine.appendSwitch('webrtc-ip-handling-policy', 'disable_non_proxied_udp');
 if (!app.requestSingleInstanceLock()) app.quit();
 
 const registry = new ContentsRegistry();
