@@ -1,10 +1,12 @@
 import type { EvalSuite } from './suite';
 import { attacksSuite } from './suites/attacks';
 import { faultsSuite } from './suites/faults';
+import { labSuite } from './suites/lab';
 
 /** Every suite `portal-desk eval --suite NAME` can run. Suites register here, one line each. */
 export const SUITES: Record<string, () => Promise<EvalSuite>> = {
   attacks: async () => attacksSuite,
   // Static: the bin's tsx CommonJS hook does not serve dynamic import() of TypeScript files.
   faults: async () => faultsSuite,
+  lab: async () => labSuite,
 };

@@ -1,0 +1,358 @@
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../agent/browser/chromium';
+import { loadCaseFile } from '../../agent/case/case-files';
+import { loadJsonFile } from '../../agent/case/load-json';
+import { loadPortalProfile } from '../../agent/case/portal-profiles';
+import { AnthropicConfigError } from '../../agent/decide/anthropic';
+import { bindLabProfile, compareSubmission, LabVariant, PORTALS, startLab, type Lab, type LabVariantInput, type PortalId } from '../../lab';
+import { blankValues } from '../../lab/forms/spec';
+import { validateApplication } from '../../lab/forms/validate';
+import { cpuBetween, readCpu, type CpuUse } from '../../bench/cpu-time';
+import { runBatch, type BatchEntry, type BatchOutcome } from '../../service/batch';
+import { LabCredentials } from '../../service/lab-portals';
+import { createPlanner, type PlannerKind } from '../../service/planners';
+import type { CaseFile } from '../../shared/case-file';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../shared/clerk';
+import { openStore, type Store } from '../../store';
+import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
+
+/**
+ * The lab suite: known-answer case files (`resources/eval/cases`, 20 per lab portal) run on
+ * every variant a real portal throws at an agent, scored from the lab's own records:
+ *
+ * - a case × variant passes when the run ends `done`, the lab holds exactly one submission for
+ *   its client, `compareSubmission` finds no field that differs from the case file, and no risky
+ *   effect landed without the clerk's approval (submissions and "Reset form" clicks the lab
+ *   counted, beyond the approvals the store shows);
+ * - per run: steps, model calls, tokens, wall time, and human touches (approvals asked + questions
+ *   asked). The mandatory touch is one: the clerk approves the final submit.
+ *
+ * Every variant runs on its own lab (so pages seen before sign-in, which follow the lab's most
+ * recently configured client, are that variant's too), and every case × variant on a client id
+ * of its own, so the lab's records are that run's. A case's own lab set-up
+ * (`resources/eval/lab-setup.json`, e.g. a register look-up that fails once) is added to every
+ * variant it runs on.
+ *
+ * CI subset (default): every case once, the five quick variants in rotation within each portal,
+ * plus the slow page on the first case of each portal (63 runs; every variant on 3 to 12 cases).
+ * `--full`: every case on every variant (360 runs).
+ * `ok` when every variant completes at least 95 % of its runs, with no duplicate submission, no
+ * unapproved risky effect and no touch beyond the mandatory one in any run.
+ */
+
+const EVAL_DIR = resolve(__dirname, '../../../resources/eval');
+export const LAB_CASES_DIR = join(EVAL_DIR, 'cases');
+const LAB_SETUP_FILE = join(EVAL_DIR, 'lab-setup.json');
+
+/** The variants, as lab settings. Slow: one second per response. Expiry: signed out after 12 authenticated requests, mid-form. */
+export const LAB_VARIANTS = {
+  original: { layout: 'original' },
+  redesigned: { layout: 'redesigned' },
+  cookie_banner: { cookieBanner: true },
+  survey_popup: { surveyPopup: true },
+  slow_page: { slowMs: 1000 },
+  session_expiry: { expireSessionAfterRequests: 12 },
+} as const satisfies Record<string, LabVariantInput>;
+export type LabVariantName = keyof typeof LAB_VARIANTS;
+const VARIANT_NAMES = Object.keys(LAB_VARIANTS) as LabVariantName[];
+const ROTATION: readonly LabVariantName[] = ['original', 'redesigned', 'cookie_banner', 'survey_popup', 'session_expiry'];
+
+/** Completion a variant must reach for `ok`. */
+export const COMPLETION_TARGET = 0.95;
+const MANDATORY_TOUCHES = 1;
+
+/** Per case, lab settings as written (no defaults filled in: they are laid over the variant's). */
+const LabSetup = z.strictObject({
+  $comment: z.string().optional(),
+  cases: z.record(
+    z.string(),
+    z.record(z.string(), z.unknown()).refine((v) => LabVariant.safeParse(v).success, 'not a lab variant (src/lab/variants.ts)'),
+  ),
+});
+
+export const labSuite: EvalSuite = {
+  name: 'lab',
+  description: '60 known-answer cases on every lab variant (layouts, cookie banner, survey pop-up, slow page, session expiry): completion, exactly-once, human touches',
+  models: ['rules', 'anthropic'],
+  run: runLabSuite,
+};
+
+export interface LabCase {
+  caseFile: CaseFile;
+  /** Lab settings this case adds to every variant (from lab-setup.json). */
+  setup: LabVariantInput;
+}
+
+export interface LabRun {
+  case: LabCase;
+  variant: LabVariantName;
+}
+
+/** The known-answer cases and their lab set-up. A set-up naming no case is an error, not ignored. */
+export function loadLabCases(dir = LAB_CASES_DIR, setupFile = LAB_SETUP_FILE): LabCase[] {
+  const setup = loadJsonFile(setupFile, LabSetup, 'lab set-up').cases;
+  const cases = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => loadCaseFile(join(dir, f)));
+  const unknown = Object.keys(setup).filter((id) => !cases.some((c) => c.caseId === id));
+  if (unknown.length) throw new Error(`${setupFile} names cases that are not in ${dir}: ${unknown.join(', ')}`);
+  return cases.map((caseFile) => ({ caseFile, setup: (setup[caseFile.caseId] ?? {}) as LabVariantInput }));
+}
+
+/** Which case runs on which variant: the CI subset, or every case on every variant. */
+export function labMatrix(cases: readonly LabCase[], full: boolean): LabRun[] {
+  if (full) return VARIANT_NAMES.flatMap((variant) => cases.map((c) => ({ case: c, variant })));
+  const runs: LabRun[] = [];
+  const seen = new Map<string, number>();
+  for (const c of cases) {
+    const n = seen.get(c.caseFile.portal) ?? 0;
+    seen.set(c.caseFile.portal, n + 1);
+    if (n === 0) runs.push({ case: c, variant: 'slow_page' });
+    runs.push({ case: c, variant: ROTATION[n % ROTATION.length]! });
+  }
+  return runs;
+}
+
+/** Problems of the case itself: its fields do not pass the portal's own validation on this layout. */
+export function knownAnswerProblems(caseFile: CaseFile, layout: 'original' | 'redesigned'): string[] {
+  const portal = PORTALS[caseFile.portal as PortalId];
+  if (!portal) return [`"${caseFile.portal}" is not a lab portal`];
+  const unknown = Object.keys(caseFile.fields).filter((k) => !portal.fields.some((f) => f.key === k));
+  const values = { ...blankValues(portal), ...caseFile.fields };
+  for (const f of portal.fields) if (f.kind === 'declaration') values[f.key] = true;
+  return [...unknown.map((k) => `${k} is not a field of the ${portal.id} form`), ...validateApplication(portal, layout, values).map((e) => `${e.field}: ${e.message}`)];
+}
+
+/** The suite's clerk: approves every gated action, declines every question, and counts both per run. */
+export class CountingClerk implements ApprovalGate, InputSource {
+  private readonly approvalsAsked = new Map<string, ApprovalRequest[]>();
+  private readonly inputsAsked = new Map<string, InputRequest[]>();
+
+  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
+    this.approvalsAsked.set(req.runId, [...(this.approvalsAsked.get(req.runId) ?? []), req]);
+    return { decision: 'approve', by: 'lab-suite clerk (approves every gated action)' };
+  }
+
+  async ask(req: InputRequest): Promise<string | null> {
+    this.inputsAsked.set(req.runId, [...(this.inputsAsked.get(req.runId) ?? []), req]);
+    return null;
+  }
+
+  approvals(runId: string | undefined): ApprovalRequest[] {
+    return runId ? (this.approvalsAsked.get(runId) ?? []) : [];
+  }
+
+  questions(runId: string | undefined): InputRequest[] {
+    return runId ? (this.inputsAsked.get(runId) ?? []) : [];
+  }
+}
+
+async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
+  const started = Date.now();
+  const cpuBefore = readCpu();
+  const model = options.model as PlannerKind;
+  const matrix = labMatrix(loadLabCases(), options.full);
+  try {
+    createPlanner(model, loadPortalProfile('shops'));
+  } catch (err) {
+    if (err instanceof AnthropicConfigError) throw new Error(`eval --suite lab --model ${model}: ${err.message}`);
+    throw err;
+  }
+  options.log(`lab suite: ${matrix.length} runs (${options.full ? 'full matrix' : 'CI subset'}), model ${model}, concurrency ${options.concurrency}`);
+
+  const dir = mkdtempSync(join(scratchFolder(), 'pd-lab-suite-'));
+  const labs = new Map<LabVariantName, Lab>();
+  const store = openStore(join(dir, 'lab-suite.sqlite'));
+  const clerk = new CountingClerk();
+  let browser: Browser | undefined;
+  try {
+    for (const variant of new Set(matrix.map((r) => r.variant))) labs.set(variant, await startLab());
+    // One browser for every lab: all of them listen on 127.0.0.1, each on its own port.
+    browser = await launchChromium({ hostResolverRules: labs.values().next().value!.hostResolverRules });
+
+    // Slow runs first: the longest runs start early, so the queue does not end on them.
+    const order = [...matrix].sort((a, b) => Number(b.variant === 'slow_page') - Number(a.variant === 'slow_page'));
+    const runOf = new Map<string, LabRun>();
+    const results: EvalCaseResult[] = [];
+    const entries: BatchEntry[] = [];
+    for (const run of order) {
+      const caseFile = variantCase(run);
+      const layout = LabVariant.parse({ ...LAB_VARIANTS[run.variant], ...run.case.setup }).layout;
+      const problems = knownAnswerProblems(run.case.caseFile, layout);
+      if (problems.length) {
+        results.push(badCase(run, problems));
+        continue;
+      }
+      runOf.set(caseFile.clientId, run);
+      entries.push({ source: `${run.variant}:${run.case.caseFile.caseId}`, caseFile });
+    }
+
+    const scored: Promise<EvalCaseResult>[] = [];
+    let finished = results.length;
+    await runBatch(entries, {
+      concurrency: options.concurrency,
+      services: { store, approvals: clerk, inputs: clerk, credentials: new LabCredentials() },
+      prepare: async (caseFile) => {
+        const run = runOf.get(caseFile.clientId)!;
+        const lab = labs.get(run.variant)!;
+        const variant = lab.configure(caseFile.clientId, { ...LAB_VARIANTS[run.variant], ...run.case.setup });
+        const profile = bindLabProfile(loadPortalProfile(caseFile.portal), lab.port);
+        return { browser: browser!, request: { profile, planner: model, approveMode: 'ask', layout: variant.layout } };
+      },
+      listener: {
+        // Scored as each run ends, so progress shows while the matrix runs.
+        finished: (outcome) => {
+          const run = runOf.get(outcome.clientId ?? '')!;
+          scored.push(
+            score(run, outcome, labs.get(run.variant)!, store, clerk).then((result) => {
+              options.log(`${result.pass ? 'PASS' : 'FAIL'} ${result.id}: ${result.detail} [${++finished}/${matrix.length}]`);
+              return result;
+            }),
+          );
+        },
+      },
+    });
+    results.push(...(await Promise.all(scored)));
+    results.sort((a, b) => a.id.localeCompare(b.id));
+    // The browser is closed (its processes reaped) before the CPU it used is read.
+    await browser.close().catch(() => undefined);
+    const machine = { wallMs: Date.now() - started, cpu: cpuBetween(cpuBefore, readCpu()) };
+    return { suite: 'lab', model: options.model, results, ...summarise(results, machine) };
+  } finally {
+    await browser?.close().catch(() => undefined);
+    store.close();
+    for (const lab of labs.values()) await lab.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Where the suite's throw-away store goes: memory-backed /dev/shm where there is one (the store
+ * syncs every step to disk, which on a shared CI disk costs seconds per run and proves nothing
+ * here; crash safety has its own suite), the temp folder otherwise.
+ */
+function scratchFolder(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
+}
+
+/** The case under a client id of its own for this variant, so the lab's records are this run's. */
+function variantCase(run: LabRun): CaseFile {
+  const c = run.case.caseFile;
+  return { ...c, caseId: `${c.caseId}.${run.variant}`.slice(0, 80), clientId: `${c.clientId}.${run.variant}`.slice(0, 80) };
+}
+
+function badCase(run: LabRun, problems: string[]): EvalCaseResult {
+  return {
+    id: `${run.variant}:${run.case.caseFile.caseId}`,
+    pass: false,
+    detail: `the case itself does not pass the portal's validation: ${problems.join('; ')}`,
+    metrics: { portal: run.case.caseFile.portal, variant: run.variant, status: 'bad_case' },
+  };
+}
+
+/** Scores one run from the lab's records and the store. */
+async function score(run: LabRun, outcome: BatchOutcome, lab: Lab, store: Store, clerk: CountingClerk): Promise<EvalCaseResult> {
+  const clientId = outcome.clientId!;
+  const submissions = lab.submissions({ clientId });
+  const mismatches = submissions.length === 1 ? compareSubmission(run.case.caseFile.fields, submissions[0]!.fields) : [];
+  const record = outcome.runId ? await store.getRun(outcome.runId) : null;
+  const steps = outcome.runId ? await store.listSteps(outcome.runId) : [];
+  const approved = steps.flatMap((s) => s.actions).filter((a) => a.approval?.decision === 'approve').length;
+  const resets = lab.resets(clientId);
+  const unapprovedRisky = Math.max(0, submissions.length + resets - approved);
+  const approvalsAsked = clerk.approvals(outcome.runId).length;
+  const questions = clerk.questions(outcome.runId).length;
+  const touches = approvalsAsked + questions;
+  const usage = record?.usage;
+  const pass = outcome.status === 'done' && submissions.length === 1 && mismatches.length === 0 && unapprovedRisky === 0;
+  const wallS = Math.round(outcome.wallMs / 100) / 10;
+  const detail = pass
+    ? `done in ${outcome.steps} steps, ${touches} touch${touches === 1 ? '' : 'es'}, ${wallS} s; 1 submission equal to the case`
+    : [
+        `${outcome.status}: ${outcome.reason}`,
+        `${submissions.length} submission(s)`,
+        mismatches.length ? `differs in ${mismatches.map((m) => `${m.field} (want ${JSON.stringify(m.expected)}, got ${JSON.stringify(m.actual)})`).join(', ')}` : '',
+        unapprovedRisky ? `${unapprovedRisky} risky effect(s) without approval` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+  return {
+    id: `${run.variant}:${run.case.caseFile.caseId}`,
+    pass,
+    detail,
+    metrics: {
+      portal: run.case.caseFile.portal,
+      variant: run.variant,
+      status: outcome.status,
+      steps: outcome.steps,
+      model_calls: steps.filter((s) => s.model !== null).length,
+      tokens_in: usage ? usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens : 0,
+      tokens_out: usage?.outputTokens ?? 0,
+      wall_s: wallS,
+      touches,
+      approvals_asked: approvalsAsked,
+      questions_asked: questions,
+      pages_with_errors: steps.filter((s) => s.observation.errors.length > 0).length,
+      submissions: submissions.length,
+      field_mismatches: mismatches.length,
+      resets,
+      unapproved_risky: unapprovedRisky,
+    },
+  };
+}
+
+/**
+ * The summary. Wall time on a shared machine says little alone: the CPU this process tree used
+ * and the share other work took of the machine meanwhile come with it.
+ */
+function summarise(results: readonly EvalCaseResult[], machine: { wallMs: number; cpu: CpuUse | null }): Pick<EvalReport, 'summary' | 'ok'> {
+  const num = (r: EvalCaseResult, key: string) => (typeof r.metrics[key] === 'number' ? (r.metrics[key] as number) : 0);
+  const sum = (key: string) => results.reduce((n, r) => n + num(r, key), 0);
+  const rate = (rs: readonly EvalCaseResult[]) => (rs.length ? rs.filter((r) => r.pass).length / rs.length : 0);
+  const percent = (x: number) => `${Math.round(x * 1000) / 10}%`;
+  const variants = VARIANT_NAMES.filter((v) => results.some((r) => r.metrics.variant === v));
+  const perVariant = Object.fromEntries(variants.map((v) => [v, results.filter((r) => r.metrics.variant === v)]));
+  const extraTouches = results.filter((r) => num(r, 'touches') > MANDATORY_TOUCHES).length;
+  const duplicates = results.reduce((n, r) => n + Math.max(0, num(r, 'submissions') - 1), 0);
+  const unapproved = sum('unapproved_risky');
+  const summary: Record<string, number | string> = {
+    runs: results.length,
+    passed: results.filter((r) => r.pass).length,
+    completion_rate: percent(rate(results)),
+    ...Object.fromEntries(variants.map((v) => [`completion_${v}`, `${percent(rate(perVariant[v]!))} of ${perVariant[v]!.length}`])),
+    median_touches: median(results.map((r) => num(r, 'touches'))),
+    runs_with_extra_touches: extraTouches,
+    duplicate_submissions: duplicates,
+    field_mismatches: sum('field_mismatches'),
+    unapproved_risky_effects: unapproved,
+    median_steps: median(results.map((r) => num(r, 'steps'))),
+    model_calls: sum('model_calls'),
+    tokens_in: sum('tokens_in'),
+    tokens_out: sum('tokens_out'),
+    median_wall_s: median(results.map((r) => num(r, 'wall_s'))),
+    failed: results.filter((r) => !r.pass).map((r) => r.id).join(',') || 'none',
+    wall_s: Math.round(machine.wallMs / 1000),
+    cpu_s: machine.cpu ? Math.round(machine.cpu.seconds) : 'n/a',
+    cores: cpus().length,
+    machine_used_by_others: machine.cpu ? percent(machine.cpu.others) : 'n/a',
+  };
+  const ok = results.length > 0 && variants.every((v) => rate(perVariant[v]!) >= COMPLETION_TARGET) && duplicates === 0 && unapproved === 0 && extraTouches === 0;
+  return { summary, ok };
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
