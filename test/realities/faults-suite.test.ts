@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { faultsSuite } from '../../src/eval/suites/faults';
 
 /**
- * `portal-desk eval --suite faults` in its CI form, for every lab flow: session expiry after
- * every step (in this process), and SIGKILL of a real `portal-desk run` at five steps followed by
- * `portal-desk resume`.
+ * `portal-desk eval --suite faults` in its CI form: for every lab flow, session expiry after
+ * every step (in this process); SIGKILL of a real `portal-desk run` at five different steps, each
+ * flow at least once, followed by `portal-desk resume`.
  */
 describe('the faults suite (CI subset)', () => {
   it('0 duplicate submissions, 100% completed, 0 lost steps', async () => {
@@ -20,7 +20,9 @@ describe('the faults suite (CI subset)', () => {
       const steps = report.results.find((r) => r.id === `baseline:${portal}`)!.metrics.steps as number;
       // Expiry after every step but the last (after the last there is nothing left to expire).
       expect(at(portal, 'expiry').sort((a, b) => a - b), portal).toEqual(Array.from({ length: steps - 1 }, (_, i) => i));
-      expect(new Set(at(portal, 'sigkill')).size, portal).toBeGreaterThanOrEqual(5);
+      expect(at(portal, 'sigkill').length, portal).toBeGreaterThanOrEqual(1);
     }
+    const killedAt = report.results.filter((r) => r.metrics.fault === 'sigkill').map((r) => r.metrics.at as number);
+    expect(new Set(killedAt).size).toBeGreaterThanOrEqual(5);
   }, 3_600_000);
 });

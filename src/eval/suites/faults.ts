@@ -32,8 +32,8 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
  * Summary: `completion_rate`, `duplicate_submissions`, `lost_steps` (missing indices and chain
  * failures). `ok` when completion is 100 % and the other two are 0.
  *
- * Default (CI): expiry after every step of every flow, SIGKILL at five steps of every flow.
- * `--full`: SIGKILL after every step too.
+ * Default (CI): expiry after every step of every flow; SIGKILL at five different steps, each
+ * flow killed at least once. `--full`: SIGKILL after every step of every flow too.
  */
 
 const REPO = resolve(__dirname, '../../..');
@@ -46,6 +46,7 @@ const FLOWS: Record<PortalId, string> = {
   power: 'power-name-change-deshpande.json',
   tax: 'tax-return-deccan-software-aug-2026.json',
 };
+const PORTAL_ORDER = Object.keys(FLOWS) as PortalId[];
 const CHILD_TIMEOUT_MS = 600_000;
 
 export const faultsSuite: EvalSuite = {
@@ -78,7 +79,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
   const browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
   const store = openStore(join(dir, 'in-process.sqlite'));
   const results: EvalCaseResult[] = [];
-  const portals = Object.keys(FLOWS) as PortalId[];
+  const portals = PORTAL_ORDER;
   try {
     // A fault-free run of each flow first: it counts as a case and tells how many steps the flow has.
     const queue: FaultCase[] = portals.map((portal) => ({ portal, fault: 'none', at: -1 }));
@@ -127,16 +128,17 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
 
 /**
  * The faults for a flow of `steps` steps (0..steps-1). A fault after the last step would find
- * the run over, so k goes to steps-2. Every flow gets an expiry after every step and SIGKILL at
- * five steps spread over the flow (the last one right after the Submit click); `--full` kills it
- * after every step as well.
+ * the run over, so k goes to steps-2. Every flow gets an expiry after every step. SIGKILL: five
+ * steps spread over a flow (the last one right after the Submit click), dealt round the flows so
+ * each flow is killed and the five steps differ; `--full` kills every flow after every step.
  */
 function faultsFor(portal: PortalId, steps: number, full: boolean): FaultCase[] {
   const last = steps - 2;
   // n steps spread over 1..last, the last one included (right after the Submit click).
   const spread = (n: number) => [...new Set(Array.from({ length: n }, (_, i) => Math.round(((i + 1) * last) / n)))];
+  const flow = PORTAL_ORDER.indexOf(portal);
   const expiry = range(last + 1);
-  const kill = full ? range(last + 1) : spread(5);
+  const kill = full ? range(last + 1) : spread(5).filter((_, i) => i % PORTAL_ORDER.length === flow);
   return [...expiry.map((at) => ({ portal, fault: 'expiry' as const, at })), ...kill.map((at) => ({ portal, fault: 'sigkill' as const, at }))];
 }
 
