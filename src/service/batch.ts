@@ -70,7 +70,7 @@ export async function runBatch(entries: readonly BatchEntry[], plan: BatchPlan):
 
   const waiting: { index: number; entry: Runnable }[] = [];
   entries.forEach((entry, index) => {
-    if ('problem' in entry) finish(index, { source: entry.source, status: 'invalid', reason: entry.problem, steps: 0, approvals: 0, wallMs: 0 });
+    if ('problem' in entry) finish(index, refusedOutcome(entry));
     else waiting.push({ index, entry });
   });
 
@@ -103,6 +103,11 @@ export async function runBatch(entries: readonly BatchEntry[], plan: BatchPlan):
 }
 
 type Runnable = Extract<BatchEntry, { caseFile: CaseFile }>;
+
+/** The outcome of an entry refused before anything ran. */
+export function refusedOutcome(entry: Extract<BatchEntry, { problem: string }>): BatchOutcome {
+  return { source: entry.source, status: 'invalid', reason: entry.problem, steps: 0, approvals: 0, wallMs: 0 };
+}
 
 /** One run; never throws: whatever goes wrong becomes the outcome's reason. */
 async function runOne(entry: Runnable, plan: BatchPlan): Promise<BatchOutcome> {

@@ -4,7 +4,7 @@ import { ConfigFileError } from '../../agent/case/config-file-error';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
 import type { Lab } from '../../lab';
-import { runBatch, type BatchOutcome } from '../../service/batch';
+import { refusedOutcome, runBatch, type BatchOutcome } from '../../service/batch';
 import { loadBatchEntries } from '../../service/batch-entries';
 import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
 import { createPlanner } from '../../service/planners';
@@ -75,6 +75,12 @@ export async function batchCommand(args: string[]): Promise<number> {
   }
 
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  if (!firstCase) {
+    // Nothing can run: say why for each file, and open no store, vault or browser.
+    const outcomes = entries.map((entry) => refusedOutcome(entry as { source: string; problem: string }));
+    for (const outcome of outcomes) log(outcomeLine(outcome));
+    return report(outcomes, Date.now(), values.json ?? false, undefined, log);
+  }
   const warning = autoApprovalWarning(approveMode);
   if (warning) log(warning);
   const dbPath = values.db ?? defaultDbPath();
@@ -132,33 +138,37 @@ export async function batchCommand(args: string[]): Promise<number> {
       },
     });
 
-    const lab = inProcessLab;
-    const runs = outcomes.map((o) => ({
-      ...o,
-      // What the lab recorded as submitted, when the lab lives in this process (as `run --json` has it).
-      submittedFields: lab && o.applicationNumber ? lab.submissions({ clientId: o.clientId }).find((s) => s.applicationNumber === o.applicationNumber)?.fields : undefined,
-    }));
-    const summary = {
-      caseFiles: outcomes.length,
-      done: outcomes.filter((o) => o.status === 'done').length,
-      notDone: outcomes.filter((o) => o.status !== 'done' && o.status !== 'invalid').length,
-      refused: outcomes.filter((o) => o.status === 'invalid').length,
-      wallMs: Date.now() - started,
-    };
-    const table = summaryTable(outcomes);
-    const totals = `${summary.done} of ${summary.caseFiles} done, ${summary.notDone} not done, ${summary.refused} refused, in ${Math.round(summary.wallMs / 1000)} s`;
-    if (values.json) {
-      log(`${table}\n${totals}`);
-      console.log(JSON.stringify({ runs, summary }, null, 2));
-    } else {
-      console.log(`${table}\n${totals}`);
-    }
-    return summary.done === summary.caseFiles ? EXIT.ok : EXIT.notDone;
+    return report(outcomes, started, values.json ?? false, inProcessLab, log);
   } finally {
     for (const browser of browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
     store.close();
     await labHandle.stop();
   }
+}
+
+/** The summary table (stdout, or stderr beside --json) and the exit code. */
+function report(outcomes: readonly BatchOutcome[], started: number, json: boolean, lab: Lab | undefined, log: (line: string) => void): number {
+  const runs = outcomes.map((o) => ({
+    ...o,
+    // What the lab recorded as submitted, when the lab lives in this process (as `run --json` has it).
+    submittedFields: lab && o.applicationNumber ? lab.submissions({ clientId: o.clientId }).find((s) => s.applicationNumber === o.applicationNumber)?.fields : undefined,
+  }));
+  const summary = {
+    caseFiles: outcomes.length,
+    done: outcomes.filter((o) => o.status === 'done').length,
+    notDone: outcomes.filter((o) => o.status !== 'done' && o.status !== 'invalid').length,
+    refused: outcomes.filter((o) => o.status === 'invalid').length,
+    wallMs: Date.now() - started,
+  };
+  const table = summaryTable(outcomes);
+  const totals = `${summary.done} of ${summary.caseFiles} done, ${summary.notDone} not done, ${summary.refused} refused, in ${Math.round(summary.wallMs / 1000)} s`;
+  if (json) {
+    log(`${table}\n${totals}`);
+    console.log(JSON.stringify({ runs, summary }, null, 2));
+  } else {
+    console.log(`${table}\n${totals}`);
+  }
+  return summary.done === summary.caseFiles ? EXIT.ok : EXIT.notDone;
 }
 
 function outcomeLine(o: BatchOutcome): string {
