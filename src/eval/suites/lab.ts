@@ -130,25 +130,25 @@ export function knownAnswerProblems(caseFile: CaseFile, layout: 'original' | 're
 
 /** The suite's clerk: approves every gated action, declines every question, and counts both per run. */
 export class CountingClerk implements ApprovalGate, InputSource {
-  private readonly approvalsAsked = new Map<string, ApprovalRequest[]>();
-  private readonly inputsAsked = new Map<string, InputRequest[]>();
+  private readonly approvalsAsked = new Map<string, number>();
+  private readonly questionsAsked = new Map<string, number>();
 
   async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    this.approvalsAsked.set(req.runId, [...(this.approvalsAsked.get(req.runId) ?? []), req]);
+    this.approvalsAsked.set(req.runId, this.approvals(req.runId) + 1);
     return { decision: 'approve', by: 'lab-suite clerk (approves every gated action)' };
   }
 
   async ask(req: InputRequest): Promise<string | null> {
-    this.inputsAsked.set(req.runId, [...(this.inputsAsked.get(req.runId) ?? []), req]);
+    this.questionsAsked.set(req.runId, this.questions(req.runId) + 1);
     return null;
   }
 
-  approvals(runId: string | undefined): ApprovalRequest[] {
-    return runId ? (this.approvalsAsked.get(runId) ?? []) : [];
+  approvals(runId: string | undefined): number {
+    return runId ? (this.approvalsAsked.get(runId) ?? 0) : 0;
   }
 
-  questions(runId: string | undefined): InputRequest[] {
-    return runId ? (this.inputsAsked.get(runId) ?? []) : [];
+  questions(runId: string | undefined): number {
+    return runId ? (this.questionsAsked.get(runId) ?? 0) : 0;
   }
 }
 
@@ -270,8 +270,8 @@ async function score(run: LabRun, outcome: BatchOutcome, lab: Lab, store: Store,
   const approved = steps.flatMap((s) => s.actions).filter((a) => a.approval?.decision === 'approve').length;
   const resets = lab.resets(clientId);
   const unapprovedRisky = Math.max(0, submissions.length + resets - approved);
-  const approvalsAsked = clerk.approvals(outcome.runId).length;
-  const questions = clerk.questions(outcome.runId).length;
+  const approvalsAsked = clerk.approvals(outcome.runId);
+  const questions = clerk.questions(outcome.runId);
   const touches = approvalsAsked + questions;
   const usage = record?.usage;
   const pass = outcome.status === 'done' && submissions.length === 1 && mismatches.length === 0 && unapprovedRisky === 0;
