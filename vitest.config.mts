@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import HeavyFirstSequencer from './test/support/heavy-first-sequencer';
 
 export default defineConfig({
   test: {
@@ -10,5 +11,6 @@ export default defineConfig({
     reporters: ['default'],
     // Real browsers on 2 shared cores: one retry absorbs a scheduling hiccup; a real failure fails twice.
     retry: 1,
+    sequence: { sequencer: HeavyFirstSequencer },
   },
 });
