@@ -27,6 +27,7 @@ import { listCaseFiles, loadCaseFromFolder } from './case-folder';
 import { ClerkDesk } from './clerk-desk';
 import { listPortalProfiles, modelStatus } from './portal-settings';
 import { startScreencast, type Screencast } from './screencast';
+import { errorText } from '../base/error-text';
 
 export interface ConsoleServiceOptions {
   dbPath: string;
@@ -427,6 +428,3 @@ async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<v
   clearTimeout(timer);
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
-}

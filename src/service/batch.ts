@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import type { CaseFile } from '../shared/case-file';
 import { FINAL_STATUSES, type RunStatus, type StepRecord } from '../shared/run';
 import { executeRun, type RunRequest, type RunServices } from './run-service';
+import { errorText } from '../base/error-text';
 
 /** One entry of a batch queue: a case file read and checked, or the one line saying why it cannot run. */
 export type BatchEntry = { source: string; caseFile: CaseFile } | { source: string; problem: string };
@@ -158,6 +159,3 @@ async function runOne(entry: Runnable, plan: BatchPlan): Promise<BatchOutcome> {
   }
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
-}

@@ -24,6 +24,7 @@ import { isSignInPage, signIn } from '../portal/sign-in';
 import { ProgressTracker } from './progress-tracker';
 import { DEFAULT_LIMITS, type RunLimits } from './limits';
 import { SecretList } from './secrets';
+import { errorText } from '../../base/error-text';
 
 /** Live notifications for a console or a terminal. */
 export interface RunListener {
@@ -705,6 +706,3 @@ export function describe(action: Action, element: string | undefined): string {
   }
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
-}

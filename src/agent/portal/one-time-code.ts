@@ -2,6 +2,7 @@ import type { Control, Observation } from '../../shared/observation';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { normaliseLabel } from '../decide/rules/field-names';
 import type { PageRead } from '../observe/page-read';
+import { errorText } from '../../base/error-text';
 
 /** The field a one-time code goes into, when the page asks for one. */
 export function findOneTimeCodeField(observation: Observation, profile: PortalProfile): Control | undefined {
@@ -25,7 +26,7 @@ export async function enterOneTimeCode(read: PageRead, field: Control, code: str
     else await input.press('Enter', { timeout: 10_000 });
     await input.page().waitForLoadState('domcontentloaded', { timeout: 20_000 });
   } catch (err) {
-    return { ok: false, message: `The code page did not answer in time (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); looking again` };
+    return { ok: false, message: `The code page did not answer in time (${errorText(err)}); looking again` };
   }
   return { ok: true, message: `Code typed by code from the clerk: ${maskCode(code)}` };
 }

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { isAllowedUrl } from '../guard/allowed-hosts';
+import { errorText } from '../../base/error-text';
 
 /**
  * A GET that code makes on the portal next to the page (the applications list, a receipt): only
@@ -66,6 +67,3 @@ function answer(url: string, status: number, contentType: string, bytes: Uint8Ar
   return { ok: true, url, status, contentType, bytes };
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
-}

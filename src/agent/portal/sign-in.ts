@@ -3,6 +3,7 @@ import type { PortalProfile } from '../../shared/portal-profile';
 import { normaliseLabel } from '../decide/rules/field-names';
 import type { PageRead } from '../observe/page-read';
 import type { Credentials } from '../../shared/credentials';
+import { errorText } from '../../base/error-text';
 
 /** A sign-in page: it has a password field, or its URL is the profile's sign-in URL. */
 export function isSignInPage(observation: Observation, profile: PortalProfile): boolean {
@@ -51,7 +52,7 @@ export async function signIn(read: PageRead, profile: PortalProfile, credentials
     await submitLocator.page().waitForLoadState('domcontentloaded', { timeout: CLICK_TIMEOUT_MS });
   } catch (err) {
     // Playwright's messages name the element, never the value typed.
-    return { ok: false, retry: true, message: `The sign-in page did not answer in time (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); looking again` };
+    return { ok: false, retry: true, message: `The sign-in page did not answer in time (${errorText(err)}); looking again` };
   }
   return { ok: true, message: `Signed in by code as ${credentials.username}` };
 }

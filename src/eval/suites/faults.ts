@@ -14,6 +14,7 @@ import type { ApprovalGate, InputSource } from '../../shared/clerk';
 import type { RunStatus } from '../../shared/run';
 import { openStore, type Store } from '../../store';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
+import { errorText } from '../../base/error-text';
 
 /**
  * The fault suite: real portals' realities injected into every lab flow, scored from the lab's
@@ -326,6 +327,3 @@ function lastLine(text: string): string {
   return text.trim().split('\n').at(-1) ?? '';
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
-}
