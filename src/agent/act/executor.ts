@@ -5,6 +5,7 @@ import type { Control } from '../../shared/observation';
 import type { Outcome } from '../../shared/outcome';
 import { LivePageRead } from '../observe/observer';
 import type { PageRead } from '../observe/page-read';
+import { bringIntoView } from './into-view';
 import { PageActivity, settle, type SettleOptions } from './settle';
 
 /**
@@ -79,6 +80,7 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
     switch (action.type) {
       case 'click':
         await ensureEnabled(locator!, control!, timeout);
+        await bringIntoView(locator!, timeout);
         await locator!.click({ timeout });
         break;
       case 'fill':
@@ -148,6 +150,7 @@ async function fill(locator: Locator, control: Control, value: FieldValue | null
 async function check(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<void> {
   await ensureEnabled(locator, control, timeout);
   if (control.role === 'radio' && !checked) throw new Stop('error', `${control.label} is a radio button: it cannot be unticked; choose another option of its group`);
+  await bringIntoView(locator, timeout);
   await locator.setChecked(checked, { timeout });
 }
 
@@ -200,19 +203,24 @@ async function select(page: Page, read: PageRead, locator: Locator, control: Con
       () => false,
     );
     if (appeared) {
+      await bringIntoView(option, timeout);
       await option.click({ timeout });
       return undefined;
     }
     throw new Stop('error', `typed "${value}" into ${control.label} but no option "${value}" appeared`);
   }
   const scope = control.role === 'listbox' ? locator : page;
-  if (control.role !== 'listbox') await locator.click({ timeout });
+  if (control.role !== 'listbox') {
+    await bringIntoView(locator, timeout);
+    await locator.click({ timeout });
+  }
   const option = scope.getByRole('option', { name }).filter({ visible: true }).first();
   const found = await option.waitFor({ state: 'visible', timeout: 1_500 }).then(
     () => true,
     () => false,
   );
   if (!found) throw new Stop('error', `${control.label} shows no option "${value}"${control.options?.length ? `; options: ${control.options.join(', ')}` : ''}`);
+  await bringIntoView(option, timeout);
   await option.click({ timeout });
   return undefined;
 }
@@ -236,6 +244,7 @@ async function selectRadio(read: PageRead, control: Control, value: string, time
   const radio = await read.resolve(target.ref);
   if (!radio) throw new Stop('unknown_ref', `${target.label} is gone or the page changed since it was read; observe again`);
   await ensureEnabled(radio, target, timeout);
+  await bringIntoView(radio, timeout);
   await radio.check({ timeout });
   return target === control ? undefined : `ticked ${target.label}`;
 }

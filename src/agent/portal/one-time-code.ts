@@ -3,6 +3,7 @@ import type { PortalProfile } from '../../shared/portal-profile';
 import { normaliseLabel } from '../decide/rules/field-names';
 import type { PageRead } from '../observe/page-read';
 import { errorText } from '../../base/error-text';
+import { bringIntoView } from '../act/into-view';
 
 /** The field a one-time code goes into, when the page asks for one. */
 export function findOneTimeCodeField(observation: Observation, profile: PortalProfile): Control | undefined {
@@ -22,8 +23,10 @@ export async function enterOneTimeCode(read: PageRead, field: Control, code: str
   if (!input) return { ok: false, message: 'The code field disappeared before the code could be typed' };
   try {
     await input.fill(code, { timeout: 10_000 });
-    if (press) await press.click({ timeout: 20_000 });
-    else await input.press('Enter', { timeout: 10_000 });
+    if (press) {
+      await bringIntoView(press, 20_000);
+      await press.click({ timeout: 20_000 });
+    } else await input.press('Enter', { timeout: 10_000 });
     await input.page().waitForLoadState('domcontentloaded', { timeout: 20_000 });
   } catch (err) {
     return { ok: false, message: `The code page did not answer in time (${errorText(err)}); looking again` };

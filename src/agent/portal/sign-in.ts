@@ -4,6 +4,7 @@ import { normaliseLabel } from '../decide/rules/field-names';
 import type { PageRead } from '../observe/page-read';
 import type { Credentials } from '../../shared/credentials';
 import { errorText } from '../../base/error-text';
+import { bringIntoView } from '../act/into-view';
 
 /** A sign-in page: it has a password field, or its URL is the profile's sign-in URL. */
 export function isSignInPage(observation: Observation, profile: PortalProfile): boolean {
@@ -48,6 +49,7 @@ export async function signIn(read: PageRead, profile: PortalProfile, credentials
   try {
     await userLocator.fill(credentials.username, { timeout: FILL_TIMEOUT_MS });
     await passwordLocator.fill(credentials.password, { timeout: FILL_TIMEOUT_MS });
+    await bringIntoView(submitLocator, CLICK_TIMEOUT_MS);
     await submitLocator.click({ timeout: CLICK_TIMEOUT_MS });
     await submitLocator.page().waitForLoadState('domcontentloaded', { timeout: CLICK_TIMEOUT_MS });
   } catch (err) {

@@ -121,6 +121,18 @@ describe('click', () => {
     expect(await page.locator('#later').count()).toBe(1);
   });
 
+  it('reaches a button below the fold under a cross-site frame (a click Chromium would otherwise drop)', async () => {
+    // Chromium routes a click by hit-test data drawn after the page scrolls; a click sent in the
+    // same breath as the scroll went to the frame's process and the form never submitted.
+    const page = await browser.page();
+    await page.goto(server.url('frame-above-button.html'));
+    await page.frameLocator('iframe[title="Widget"]').getByRole('heading', { name: 'Card details' }).waitFor();
+    const read = await observer.read(page);
+    const outcome = await executeAction(page, read, { type: 'click', ref: find(read, 'button', 'Continue').ref });
+    expect(outcome.status).toBe('done');
+    expect(await page.title()).toBe('Submitted');
+  });
+
   it('refuses a disabled button without waiting for a timeout', async () => {
     const { page, read } = await openActions();
     const outcome = await executeAction(page, read, { type: 'click', ref: find(read, 'button', 'Not yet').ref });

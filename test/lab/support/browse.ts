@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { bringIntoView } from '../../../src/agent/act/into-view';
 import { labAccount, type Lab, type PortalId } from '../../../src/lab/index';
 
 /** Browser steps the lab tests share. */
@@ -9,7 +10,10 @@ export async function signIn(page: Page, lab: Lab, portal: PortalId, clientId: s
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
   const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/sign-in');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // The CAPTCHA variant puts a cross-site frame above the button: scroll first (see into-view.ts).
+  const button = page.getByRole('button', { name: 'Sign in' });
+  await bringIntoView(button, 5_000);
+  await button.click();
   await posted;
   await page.waitForLoadState();
 }
