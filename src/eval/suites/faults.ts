@@ -33,9 +33,8 @@ import { errorText } from '../../base/error-text';
  * Summary: `completion_rate`, `duplicate_submissions`, `lost_steps` (missing indices and chain
  * failures). `ok` when completion is 100 % and the other two are 0.
  *
- * Default (CI, to stay inside its time): expiry after every step of the shops flow and after
- * three steps of the others; SIGKILL at five different steps, each flow killed at least once.
- * `--full`: expiry and SIGKILL after every step of every flow.
+ * Default (CI): expiry after every step of every flow; SIGKILL at five different steps, each
+ * flow killed at least once. `--full`: SIGKILL after every step of every flow as well.
  */
 
 const REPO = resolve(__dirname, '../../..');
@@ -130,17 +129,17 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
 
 /**
  * The faults for a flow of `steps` steps (0..steps-1). A fault after the last step would find
- * the run over, so k goes to steps-2. Default (CI): the first flow gets an expiry after every
- * step, the others after three steps spread over the flow; SIGKILL at five steps spread over a
- * flow (the last one right after the Submit click), dealt round the flows so each flow is killed
- * and the five steps differ. `--full`: expiry and SIGKILL after every step of every flow.
+ * the run over, so k goes to steps-2. Every flow gets an expiry after every step. Default (CI):
+ * SIGKILL at five steps spread over a flow (the last one right after the Submit click), dealt
+ * round the flows so each flow is killed and the five steps differ. `--full`: SIGKILL after
+ * every step of every flow.
  */
 function faultsFor(portal: PortalId, steps: number, full: boolean): FaultCase[] {
   const last = steps - 2;
   // n steps spread over 1..last, the last one included (right after the Submit click).
   const spread = (n: number) => [...new Set(Array.from({ length: n }, (_, i) => Math.round(((i + 1) * last) / n)))];
   const flow = PORTAL_ORDER.indexOf(portal);
-  const expiry = full || flow === 0 ? range(last + 1) : spread(3);
+  const expiry = range(last + 1);
   const kill = full ? range(last + 1) : spread(5).filter((_, i) => i % PORTAL_ORDER.length === flow);
   return [...expiry.map((at) => ({ portal, fault: 'expiry' as const, at })), ...kill.map((at) => ({ portal, fault: 'sigkill' as const, at }))];
 }
