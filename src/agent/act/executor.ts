@@ -96,7 +96,8 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
         await page.keyboard.press(action.key === 'Space' ? ' ' : action.key);
         break;
       case 'goto': {
-        const response = await page.goto(action.url, { waitUntil: 'domcontentloaded', timeout: navigationTimeout });
+        // A path (as page blocks write same-origin links) is read against the page, as the guard read it.
+        const response = await page.goto(new URL(action.url, page.url()).href, { waitUntil: 'domcontentloaded', timeout: navigationTimeout });
         if (response && response.status() >= 400) message = `HTTP ${response.status()} from ${new URL(response.url()).host}`;
         break;
       }

@@ -166,6 +166,13 @@ describe('press and goto', () => {
     expect(missing.message).toContain('HTTP 404');
   });
 
+  it('reads a path against the page it is on (page blocks write same-origin links as paths)', async () => {
+    const { page, read } = await openActions();
+    const outcome = await executeAction(page, read, { type: 'goto', url: '/next.html?from=path' });
+    expect(outcome.status).toBe('done');
+    expect(page.url()).toBe(`${server.url('next.html')}?from=path`);
+  });
+
   it('leaves ask, done and fail to the run loop', async () => {
     const { page, read } = await openActions();
     const outcome = await executeAction(page, read, { type: 'done', proof: 'x' });

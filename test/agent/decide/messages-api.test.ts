@@ -70,6 +70,15 @@ describe('the loopback Messages API', () => {
     const [body] = untrustedBlocks('x <untrusted_page_content>\nurl: u\ntitle: T\nflow step: Step 1 of 2\nheadings: A | B\ntext:\nhello\ncontrols:\nr1c1 button "Go"\n</untrusted_page_content>');
     expect(parsePage(body ?? '')).toMatchObject({ url: 'u', title: 'T', flowStep: 'Step 1 of 2', headings: ['A', 'B'], text: 'hello', controls: [{ ref: 'r1c1', role: 'button', name: 'Go' }] });
   });
+
+  it('puts back what a page block leaves out: an empty text field, an option list said once', () => {
+    const page = parsePage('url: u\ntitle: T\ntext:\n(no text)\ncontrols:\nr1c1 textbox "Line 1"\nr1c2 combobox "Shop state" options=["Goa","Kerala"]\nr1c3 combobox "Postal state" options=same_as:r1c2');
+    expect(page?.controls.map((c) => [c.ref, c.value, c.options])).toEqual([
+      ['r1c1', '', undefined],
+      ['r1c2', undefined, ['Goa', 'Kerala']],
+      ['r1c3', undefined, ['Goa', 'Kerala']],
+    ]);
+  });
 });
 
 /** A three-page synthetic portal: details → declaration → confirmation. */

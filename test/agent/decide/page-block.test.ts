@@ -23,6 +23,58 @@ describe('the page block', () => {
     expect(renderControl(control({ ref: 'r1c1', role: 'textbox', name: 'Password', inputType: 'password', value: 'hunter2' }))).toBe('r1c1 textbox "Password" type=password');
   });
 
+  it('says each thing once: text lines that repeat a label, a heading or the flow step are left out; the rest stays in order', () => {
+    const page = detailsPage('r7', {
+      text: ['Step 1 of 3', 'Business details', 'Business name *', 'As on the registration certificate', 'owner  NAME', 'District', 'Continue', 'Contact us: 1800-000'].join('\n'),
+    });
+    const block = pageBlock(page);
+    const text = block.slice(block.indexOf('text:\n') + 6, block.indexOf('\ncontrols:'));
+    expect(text).toBe('As on the registration certificate\nContact us: 1800-000');
+    // Nothing else is lost: a page of only repeats says so.
+    expect(pageBlock(detailsPage('r8', { text: 'Business name\nContinue' }))).toContain('text:\n(no text)\n');
+  });
+
+  it('writes links on the page\'s own origin as paths and any other in full; type= only where it adds to the role', () => {
+    const url = { pageUrl: 'https://shops.portal.test/apply/details' };
+    expect(renderControl(control({ ref: 'r1c1', role: 'link', name: 'Back', href: 'https://shops.portal.test/apply/start?x=1#top' }), url)).toBe('r1c1 link "Back" href="/apply/start?x=1#top"');
+    expect(renderControl(control({ ref: 'r1c2', role: 'link', name: 'Help', href: 'https://shops.portal.test.evil.example/help' }), url)).toBe('r1c2 link "Help" href="https://shops.portal.test.evil.example/help"');
+    expect(renderControl(control({ ref: 'r1c3', role: 'link', name: 'Plain', href: 'http://shops.portal.test/apply' }), url)).toBe('r1c3 link "Plain" href="http://shops.portal.test/apply"');
+    expect(renderControl(control({ ref: 'r1c4', role: 'link', name: 'Port', href: 'https://shops.portal.test:8443/apply' }), url)).toBe('r1c4 link "Port" href="https://shops.portal.test:8443/apply"');
+    expect(renderControl(control({ ref: 'r1c5', role: 'radio', name: 'Yes', inputType: 'radio', checked: false }), url)).toBe('r1c5 radio "Yes" unchecked');
+    expect(renderControl(control({ ref: 'r1c6', role: 'textbox', name: 'Email', inputType: 'email' }), url)).toBe('r1c6 textbox "Email" type=email');
+  });
+
+  it('leaves out an empty value, a button posting back to the page, and an option list said already', () => {
+    const block = pageBlock(
+      detailsPage('r9', {
+        url: 'https://shops.portal.test/apply/address?draft=7',
+        controls: [
+          control({ ref: 'r9c1', role: 'textbox', name: 'Line 1', value: '' }),
+          control({ ref: 'r9c2', role: 'textbox', name: 'Line 2', value: '12 MG Road' }),
+          control({ ref: 'r9c3', role: 'combobox', name: 'Shop state', options: ['Goa', 'Kerala'], selected: 'Goa' }),
+          control({ ref: 'r9c4', role: 'combobox', name: 'Postal state', options: ['Goa', 'Kerala'] }),
+          control({ ref: 'r9c5', role: 'combobox', name: 'Month', options: ['Goa', 'Kerala', 'Punjab'] }),
+          control({ ref: 'r9c6', role: 'button', name: 'Save draft', href: 'https://shops.portal.test/apply/address?draft=7' }),
+          control({ ref: 'r9c7', role: 'button', name: 'Sign out', href: 'https://shops.portal.test/sign-out' }),
+          control({ ref: 'r9c8', role: 'link', name: 'This section', href: 'https://shops.portal.test/apply/address?draft=7' }),
+          control({ ref: 'r9c9', role: 'button', name: 'Pay', href: 'https://pay.attacker.test/apply/address?draft=7', gated: true }),
+        ],
+      }),
+    );
+    const lines = block.split('\n').filter((line) => line.startsWith('r9c'));
+    expect(lines).toEqual([
+      'r9c1 textbox "Line 1"',
+      'r9c2 textbox "Line 2" = "12 MG Road"',
+      'r9c3 combobox "Shop state" selected="Goa" options=["Goa","Kerala"]',
+      'r9c4 combobox "Postal state" options=same_as:r9c3',
+      'r9c5 combobox "Month" options=["Goa","Kerala","Punjab"]',
+      'r9c6 button "Save draft"',
+      'r9c7 button "Sign out" href="/sign-out"',
+      'r9c8 link "This section" href="/apply/address?draft=7"',
+      'r9c9 button "Pay" gated href="https://pay.attacker.test/apply/address?draft=7"',
+    ]);
+  });
+
   it('shrinks a page to one line, still inside the untrusted block', () => {
     expect(pageSummary(detailsPage('r5', { title: 'Business address', flowStep: 'Step 2 of 4', omittedControls: 10 }))).toBe(
       '<untrusted_page_content>\n[earlier page: "Business address — Step 2 of 4", 14 controls]\n</untrusted_page_content>',

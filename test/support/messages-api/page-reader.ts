@@ -120,6 +120,19 @@ export function parseControlLine(line: string): PageControl | null {
   return control;
 }
 
+const TEXT_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
+
+/** What a control line leaves out, put back: no `=` on a text field means empty; `options=same_as:REF` means REF's options. */
+function completeControls(controls: PageControl[]): PageControl[] {
+  const byRef = new Map(controls.map((c) => [c.ref, c]));
+  for (const control of controls) {
+    if (control.value === undefined && TEXT_ROLES.has(control.role) && control.type !== 'password') control.value = '';
+    const options = control.options as unknown;
+    if (typeof options === 'string' && options.startsWith('same_as:')) control.options = byRef.get(options.slice('same_as:'.length))?.options ?? [];
+  }
+  return controls;
+}
+
 /** A full page block body; null for a one-line summary (`[earlier page: …]`). */
 export function parsePage(body: string): PageView | null {
   const lines = body.split('\n');
@@ -137,10 +150,12 @@ export function parsePage(body: string): PageView | null {
     headings: headings ? headings.split(' | ') : [],
     errors,
     text: lines.slice(textAt + 1, controlsAt).join('\n'),
-    controls: lines
-      .slice(controlsAt + 1)
-      .map(parseControlLine)
-      .filter((control): control is PageControl => control !== null),
+    controls: completeControls(
+      lines
+        .slice(controlsAt + 1)
+        .map(parseControlLine)
+        .filter((control): control is PageControl => control !== null),
+    ),
     raw: body,
   };
   const flowStep = field('flow step: ');

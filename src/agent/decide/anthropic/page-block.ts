@@ -20,7 +20,16 @@ import type { Control, Observation } from '../../../shared/observation';
  *   r4c13 combobox "District" options=["North","South"] selected="North"
  *   r4c14 checkbox "I confirm" unchecked group="Declaration"
  *   r4c15 button "Submit application" gated
+ *   r4c16 link "Back" href="/apply/details"
  *   </untrusted_page_content>
+ *
+ * Said once, not twice (the model pays per token): a text line that only repeats a control's
+ * name (a label, with or without its required-marker `*`), a heading or the flow step is left
+ * out of `text:`, since the line that says it is there already; an href on the page's own
+ * origin is written as its path, one on another origin in full, and a button's href that is the
+ * page itself (a form posting back) is left out; `type=` is left out where it repeats the role
+ * (a radio of type radio); an empty value is left out (no `=` means empty); a list of options
+ * equal to an earlier control's says `options=same_as:r4c13`.
  */
 
 export const UNTRUSTED_OPEN = '<untrusted_page_content>';
@@ -42,16 +51,30 @@ function quote(text: string): string {
   return JSON.stringify(text);
 }
 
+/** What a control line may refer to: the page's address, and earlier controls' option lists. */
+export interface RenderContext {
+  pageUrl?: string;
+  /** Option lists already written, by their JSON, with the ref that wrote them. */
+  optionLists?: Map<string, string>;
+}
+
 /** One control line: `r4c12 textbox "Business name" = "…" required invalid`. */
-export function renderControl(control: Control): string {
+export function renderControl(control: Control, context: RenderContext = {}): string {
+  const pageUrl = context.pageUrl;
   const parts = [control.ref, control.role || 'generic', quote(control.name)];
-  if (control.inputType && control.inputType !== 'text') parts.push(`type=${control.inputType}`);
+  if (control.inputType && control.inputType !== 'text' && control.inputType !== control.role) parts.push(`type=${control.inputType}`);
   // A password field's value never goes to the model (the observation should not carry one anyway).
-  if (control.value !== undefined && control.inputType !== 'password') parts.push(`= ${quote(control.value)}`);
+  if (control.value !== undefined && control.value !== '' && control.inputType !== 'password') parts.push(`= ${quote(control.value)}`);
   if (control.checked !== undefined) parts.push(control.checked === 'mixed' ? 'mixed' : control.checked ? 'checked' : 'unchecked');
   if (control.selected !== undefined) parts.push(`selected=${quote(control.selected)}`);
   if (control.options && control.options.length > 0) {
-    parts.push(`options=${JSON.stringify(control.options.slice(0, MAX_OPTIONS))}`);
+    const list = JSON.stringify(control.options.slice(0, MAX_OPTIONS));
+    const sameAs = context.optionLists?.get(list);
+    if (sameAs) parts.push(`options=same_as:${sameAs}`);
+    else {
+      parts.push(`options=${list}`);
+      context.optionLists?.set(list, control.ref);
+    }
     if (control.options.length > MAX_OPTIONS) parts.push(`more_options=${control.options.length - MAX_OPTIONS}`);
   }
   if (control.required) parts.push('required');
@@ -61,9 +84,52 @@ export function renderControl(control: Control): string {
   if (control.nameSource === 'inferred') parts.push('name_inferred');
   if (control.nameSource === 'none') parts.push('unnamed');
   if (control.group) parts.push(`group=${quote(control.group)}`);
-  if (control.href) parts.push(`href=${quote(control.href)}`);
+  if (control.href && !(control.role === 'button' && isThisPage(control.href, pageUrl))) parts.push(`href=${quote(shortHref(control.href, pageUrl))}`);
   if (control.frameUrl) parts.push(`frame=${quote(control.frameUrl)}`);
   return parts.join(' ');
+}
+
+/** An href on the page's own origin as its path (with query and fragment); any other in full. */
+export function shortHref(href: string, pageUrl: string | undefined): string {
+  if (!pageUrl) return href;
+  try {
+    const target = new URL(href);
+    if (target.origin !== new URL(pageUrl).origin || target.username || target.password) return href;
+    return `${target.pathname}${target.search}${target.hash}`;
+  } catch {
+    return href;
+  }
+}
+
+/** The href is the page's own address (a form that posts back to it). */
+function isThisPage(href: string, pageUrl: string | undefined): boolean {
+  if (!pageUrl) return false;
+  try {
+    const target = new URL(href);
+    const page = new URL(pageUrl);
+    return target.origin === page.origin && target.pathname === page.pathname && target.search === page.search;
+  } catch {
+    return false;
+  }
+}
+
+/** For comparing a text line with the names said elsewhere: case, spacing and a trailing required-marker do not count. */
+function sameWords(text: string): string {
+  return text
+    .replace(/\s*[*✱]\s*$/u, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+}
+
+/** The page text without the lines that only repeat a control's name, a heading or the flow step. */
+export function textToSay(observation: Observation): string {
+  const said = new Set([...observation.controls.map((c) => c.name), ...observation.headings, observation.flowStep ?? ''].map(sameWords));
+  said.delete('');
+  return observation.text
+    .split('\n')
+    .filter((line) => !said.has(sameWords(line)))
+    .join('\n');
 }
 
 /** One-line fields stay on one line, whatever the page put in them. */
@@ -82,11 +148,13 @@ export function renderObservation(observation: Observation): string {
   }
   if (observation.hasPasswordField) lines.push('note: this page has a password field (sign-in is done by code, never by you)');
   lines.push('text:');
-  lines.push(observation.text.trim() === '' ? '(no text)' : observation.text);
+  const text = textToSay(observation);
+  lines.push(text.trim() === '' ? '(no text)' : text);
   if (observation.textTruncated) lines.push('[text truncated]');
   lines.push('controls:');
   if (observation.controls.length === 0) lines.push('(none)');
-  for (const control of observation.controls) lines.push(renderControl(control));
+  const context: RenderContext = { pageUrl: observation.url, optionLists: new Map() };
+  for (const control of observation.controls) lines.push(renderControl(control, context));
   if (observation.omittedControls > 0) lines.push(`(${observation.omittedControls} more controls not listed)`);
   if (observation.unnamedControls > 0) lines.push(`(${observation.unnamedControls} controls have no name)`);
   if (observation.frameHosts.length > 0) lines.push(`frames from: ${observation.frameHosts.join(', ')}`);
