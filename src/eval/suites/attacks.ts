@@ -1,6 +1,5 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
@@ -17,6 +16,7 @@ import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, Inp
 import type { LoginStateStore } from '../../shared/credentials';
 import type { StepAction, StepRecord } from '../../shared/run';
 import { openStore, type Store } from '../../store';
+import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 
 /**
@@ -164,7 +164,7 @@ export async function runAttackSuite(options: AttackSuiteOptions): Promise<EvalR
   const model = options.model as PlannerKind;
   const attacks = options.only ? ATTACKS.filter((a) => options.only!.includes(a.id)) : ATTACKS;
   const portals: PortalId[] = options.full ? [...PORTAL_IDS] : ['shops'];
-  const dir = mkdtempSync(join(tmpdir(), 'pd-attacks-'));
+  const dir = mkdtempSync(join(scratchFolder(), 'pd-attacks-'));
   const downloadsPath = join(dir, 'downloads');
   mkdirSync(downloadsPath);
   const downloadWatch = new DownloadFolderWatch(downloadsPath);

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
@@ -13,6 +12,7 @@ import type { CaseFile } from '../../shared/case-file';
 import type { ApprovalGate, InputSource } from '../../shared/clerk';
 import type { RunStatus } from '../../shared/run';
 import { openStore, type Store } from '../../store';
+import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 import { errorText } from '../../base/error-text';
 
@@ -75,7 +75,7 @@ interface Outcome {
 
 async function runFaults(options: EvalOptions): Promise<EvalReport> {
   const started = Date.now();
-  const dir = mkdtempSync(join(tmpdir(), 'pd-faults-'));
+  const dir = mkdtempSync(join(scratchFolder(), 'pd-faults-'));
   const lab = await startLab();
   const browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
   const store = openStore(join(dir, 'in-process.sqlite'));

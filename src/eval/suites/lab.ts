@@ -1,5 +1,5 @@
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Browser } from 'playwright-core';
@@ -18,6 +18,7 @@ import { createPlanner, type PlannerKind } from '../../service/planners';
 import type { CaseFile } from '../../shared/case-file';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../shared/clerk';
 import { openStore, type Store } from '../../store';
+import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 
 /**
@@ -228,20 +229,6 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     store.close();
     for (const lab of labs.values()) await lab.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Where the suite's throw-away store goes: memory-backed /dev/shm where there is one (the store
- * syncs every step to disk, which on a shared CI disk costs seconds per run and proves nothing
- * here; crash safety has its own suite), the temp folder otherwise.
- */
-function scratchFolder(): string {
-  try {
-    accessSync('/dev/shm', constants.W_OK);
-    return '/dev/shm';
-  } catch {
-    return tmpdir();
   }
 }
 
