@@ -1,4 +1,4 @@
-import { latestPage, type PageControl, type PageView } from './page-reader';
+import { latestPage, TEXT_ROLES, type PageControl, type PageView } from './page-reader';
 import { type MessageOptions, type Reply, reply } from './replies';
 import type { RecordedRequest, ScriptFn } from './server';
 
@@ -53,7 +53,6 @@ export function normalise(text: string): string {
     .trim();
 }
 
-const TEXT_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
 const CHOICE_ROLES = new Set(['combobox', 'listbox']);
 
 function fieldFor(label: string | undefined, fields: CaseFields, aliases: Record<string, string[]>): string | undefined {

@@ -120,7 +120,8 @@ export function parseControlLine(line: string): PageControl | null {
   return control;
 }
 
-const TEXT_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
+/** Roles whose value is typed text. */
+export const TEXT_ROLES: ReadonlySet<string> = new Set(['textbox', 'searchbox', 'spinbutton']);
 
 /** What a control line leaves out, put back: no `=` on a text field means empty; `options=same_as:REF` means REF's options. */
 function completeControls(controls: PageControl[]): PageControl[] {

@@ -60,7 +60,6 @@ export interface RenderContext {
 
 /** One control line: `r4c12 textbox "Business name" = "…" required invalid`. */
 export function renderControl(control: Control, context: RenderContext = {}): string {
-  const pageUrl = context.pageUrl;
   const parts = [control.ref, control.role || 'generic', quote(control.name)];
   if (control.inputType && control.inputType !== 'text' && control.inputType !== control.role) parts.push(`type=${control.inputType}`);
   // A password field's value never goes to the model (the observation should not carry one anyway).
@@ -84,32 +83,28 @@ export function renderControl(control: Control, context: RenderContext = {}): st
   if (control.nameSource === 'inferred') parts.push('name_inferred');
   if (control.nameSource === 'none') parts.push('unnamed');
   if (control.group) parts.push(`group=${quote(control.group)}`);
-  if (control.href && !(control.role === 'button' && isThisPage(control.href, pageUrl))) parts.push(`href=${quote(shortHref(control.href, pageUrl))}`);
+  if (control.href) {
+    const local = localHref(control.href, context.pageUrl);
+    if (!(control.role === 'button' && local?.thisPage)) parts.push(`href=${quote(local?.path ?? control.href)}`);
+  }
   if (control.frameUrl) parts.push(`frame=${quote(control.frameUrl)}`);
   return parts.join(' ');
 }
 
-/** An href on the page's own origin as its path (with query and fragment); any other in full. */
-export function shortHref(href: string, pageUrl: string | undefined): string {
-  if (!pageUrl) return href;
-  try {
-    const target = new URL(href);
-    if (target.origin !== new URL(pageUrl).origin || target.username || target.password) return href;
-    return `${target.pathname}${target.search}${target.hash}`;
-  } catch {
-    return href;
-  }
-}
-
-/** The href is the page's own address (a form that posts back to it). */
-function isThisPage(href: string, pageUrl: string | undefined): boolean {
-  if (!pageUrl) return false;
+/**
+ * An href on the page's own origin: its path (with query and fragment), and whether it is the
+ * page itself (a form posting back to it). Null for another origin, an address hiding a user
+ * name, or one that does not parse: those are written in full.
+ */
+function localHref(href: string, pageUrl: string | undefined): { path: string; thisPage: boolean } | null {
+  if (!pageUrl) return null;
   try {
     const target = new URL(href);
     const page = new URL(pageUrl);
-    return target.origin === page.origin && target.pathname === page.pathname && target.search === page.search;
+    if (target.origin !== page.origin || target.username || target.password) return null;
+    return { path: `${target.pathname}${target.search}${target.hash}`, thisPage: target.pathname === page.pathname && target.search === page.search };
   } catch {
-    return false;
+    return null;
   }
 }
 
