@@ -1,7 +1,31 @@
 import { z } from 'zod';
 
+/**
+ * Why a string cannot be typed into a portal, or null: a control character (a NUL, an escape…;
+ * `allowLines` lets line breaks and tabs through), half of a surrogate pair, a byte order mark or
+ * U+FFFD (what a decoder leaves where the file's bytes were not text).
+ */
+export function untypableCharacter(text: string, allowLines = false): string | null {
+  const m = /[\p{Cc}\p{Cs}\uFEFF\uFFFD]/u.exec(allowLines ? text.replace(/[\n\r\t]/g, ' ') : text);
+  if (!m) return null;
+  const code = `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const what =
+    m[0] === '\uFEFF' ? 'a byte order mark' : m[0] === '\uFFFD' ? 'a replacement character (text damaged in decoding)' : /\p{Cs}/u.test(m[0]) ? 'half of a surrogate pair' : 'a control character';
+  return `holds ${what} (${code}) at character ${m.index + 1}; a portal cannot take it`;
+}
+
+/** Text that may end up typed into a portal or matched against its labels. */
+const portalText = (max: number, allowLines = false) =>
+  z
+    .string()
+    .max(max)
+    .superRefine((text, ctx) => {
+      const problem = untypableCharacter(text, allowLines);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
 /** A field value: text (also dates as YYYY-MM-DD and option labels) or a yes/no for a checkbox. */
-export const FieldValue = z.union([z.string().max(2000), z.boolean()]);
+export const FieldValue = z.union([portalText(2000), z.boolean()]);
 export type FieldValue = z.infer<typeof FieldValue>;
 
 const fieldKey = z
@@ -18,16 +42,16 @@ export const CaseFile = z.strictObject({
   caseId: z.string().min(1).max(80).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only'),
   clientId: z.string().min(1).max(80).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only'),
   /** Portal profile id, e.g. "shops". */
-  portal: z.string().min(1).max(80),
+  portal: portalText(80).pipe(z.string().min(1)),
   /** What to do, e.g. "shop-registration-renewal". */
-  task: z.string().min(1).max(120),
+  task: portalText(120).pipe(z.string().min(1)),
   fields: z.record(fieldKey, FieldValue).refine((f) => Object.keys(f).length > 0, 'at least one field is needed'),
   /** Other labels a field goes by on the portal (matched after normalising case and punctuation). */
-  aliases: z.record(fieldKey, z.array(z.string().min(1).max(200))).default({}),
+  aliases: z.record(fieldKey, z.array(portalText(200).pipe(z.string().min(1)))).default({}),
   /** Declarations the clerk has confirmed with the client and that may be ticked (checkbox labels, or parts of them). */
-  declarations: z.array(z.string().min(1).max(300)).default([]),
+  declarations: z.array(portalText(300).pipe(z.string().min(1))).default([]),
   /** Free-text note for the clerk; never shown to the model. */
-  note: z.string().max(2000).optional(),
+  note: portalText(2000, true).optional(),
 });
 export type CaseFile = z.infer<typeof CaseFile>;
 export type CaseFileInput = z.input<typeof CaseFile>;

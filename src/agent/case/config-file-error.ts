@@ -4,7 +4,7 @@ export class ConfigFileError extends Error {
     readonly file: string,
     readonly problem: string,
   ) {
-    super(`${file}: ${problem}`);
+    super(`${file.length > 300 ? `${file.slice(0, 300)}…` : file}: ${problem}`);
     this.name = 'ConfigFileError';
   }
 }
