@@ -32,8 +32,19 @@ export interface PlanResult {
   call: ModelCall | null;
 }
 
-/** Why a planner could not produce a turn. `auth` ends the run at once. */
-export type PlannerErrorKind = 'auth' | 'invalid_output' | 'refusal' | 'max_tokens' | 'unavailable' | 'budget';
+/**
+ * Why a planner could not produce a turn. The model service stopping it — `unavailable`
+ * (overloaded, rate-limited, unreachable, a broken reply), `refusal`, `max_tokens` — leaves the
+ * run resumable (see {@link isModelServiceStop}); the rest end it: `auth` (key rejected),
+ * `rejected` (the API refused the request itself: a bad request, an unknown model, billing),
+ * `invalid_output` (unusable replies), `budget` (turn cap, context window).
+ */
+export type PlannerErrorKind = 'auth' | 'rejected' | 'invalid_output' | 'refusal' | 'max_tokens' | 'unavailable' | 'budget';
+
+/** The model service stopped the turn, not the run's own state: resuming later may well succeed. */
+export function isModelServiceStop(kind: PlannerErrorKind): boolean {
+  return kind === 'unavailable' || kind === 'refusal' || kind === 'max_tokens';
+}
 
 export class PlannerError extends Error {
   constructor(

@@ -9,7 +9,7 @@ import type { RunRecorder } from '../../shared/recorder';
 import type { ApproveMode, ModelCall, RunStatus, StepAction, StepEvent, StepRecord } from '../../shared/run';
 import type { Verdict } from '../../shared/verdict';
 import { executeAction, TYPING_ACTIONS } from '../act/executor';
-import { PlannerError, type CaseView, type Planner } from '../decide/planner';
+import { isModelServiceStop, PlannerError, type CaseView, type Planner } from '../decide/planner';
 import { checkAction, resolveValue } from '../guard/guard';
 import type { GuardContext } from '../guard/guard-context';
 import type { Observer, PageRead } from '../observe/page-read';
@@ -65,7 +65,8 @@ export interface RunLoopOptions {
 }
 
 export interface RunResult {
-  status: Extract<RunStatus, 'done' | 'failed' | 'blocked'>;
+  /** `interrupted`: the model service stopped the run (overloaded, refusal, cut-off reply); `resume` continues it. */
+  status: Extract<RunStatus, 'done' | 'failed' | 'blocked' | 'interrupted'>;
   reason: string;
   applicationNumber?: string;
   steps: number;
@@ -436,6 +437,10 @@ export class RunLoop {
       return result;
     } catch (err) {
       if (err instanceof PlannerError) {
+        if (isModelServiceStop(err.kind)) {
+          // Nothing ran for this step and the store holds everything before it: resumable.
+          throw new RunEnd({ status: 'interrupted', reason: `Stopped by the model service at step ${this.step} (${err.kind}): ${err.message} Continue with "portal-desk resume ${this.o.runId}".` });
+        }
         const reason = err.kind === 'auth' ? 'API key rejected' : `The planner could not continue (${err.kind}): ${err.message}`;
         throw new RunEnd({ status: 'failed', reason });
       }

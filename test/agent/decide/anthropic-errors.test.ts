@@ -131,7 +131,7 @@ describe('the anthropic planner under API errors', () => {
     planner.start(CASE);
     const error = await failure(planner.decide(input(0, detailsPage('r10'))));
     expect(error.kind).toBe('max_tokens');
-    expect(error.message).toMatch(/cut off at max_tokens \(2000\).*Raise maxTokens/);
+    expect(error.message).toMatch(/cut off at max_tokens \(2000\).*Raise ANTHROPIC_MAX_TOKENS/);
     expect(error.call).not.toBeNull();
   });
 
@@ -143,6 +143,62 @@ describe('the anthropic planner under API errors', () => {
     expect(error.kind).toBe('refusal');
     expect(error.message).toMatch(/refused to continue \(category: general_harms\): The request was declined\./);
     expect(error.call?.responseDigest).toMatch(/^sha256:/);
+  });
+
+  it('sends a request again once when the reply body is cut off, then calls it unavailable', async () => {
+    const server = await serve([reply.truncated(reply.toolUse(GOOD)), reply.toolUse(GOOD), reply.truncated(reply.toolUse(GOOD), 0.3), reply.truncated(reply.toolUse(GOOD), 0.8)]);
+    const planner = plannerFor(server, { maxRetries: 0 });
+    planner.start(CASE);
+    const first = await planner.decide(input(0, detailsPage('r10')));
+    expect(first.turn.actions).toEqual(GOOD.actions);
+    expect(server.requests[1]?.raw).toBe(server.requests[0]?.raw);
+    const error = await failure(planner.decide(input(1, detailsPage('r11'))));
+    expect(error.kind).toBe('unavailable');
+    expect(error.message).toMatch(/twice sent a reply that is not complete JSON .* Resume the run later\./);
+  });
+
+  it('continues a turn the API paused (pause_turn) by sending it back unchanged, and keeps the whole turn', async () => {
+    const server = await serve([reply.pauseTurn({ thinking: 'Reading the long page first.' }), reply.toolUse(GOOD), reply.toolUse(turnOf([{ type: 'click', ref: 'r11c4' }]), { thinking: 'Next page.' })]);
+    const planner = plannerFor(server);
+    planner.start(CASE);
+    const result = await planner.decide(input(0, detailsPage('r10')));
+    expect(result.turn.actions).toEqual(GOOD.actions);
+    const continued = messagesOf(server.requests[1] as RecordedRequest);
+    expect(continued.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(blocks(continued[1]).map((block) => block.type)).toEqual(['thinking']);
+    // The next step sends the paused start and its continuation as one assistant turn, thinking first.
+    await planner.decide(input(1, detailsPage('r11'), [], []));
+    const next = messagesOf(server.requests[2] as RecordedRequest);
+    expect(blocks(next[1]).map((block) => block.type)).toEqual(['thinking', 'tool_use']);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('sends a refused request to the fallback model (ANTHROPIC_FALLBACK_MODEL), and the run stays on it', async () => {
+    const server = await serve([reply.refusal({ category: 'cyber' }), reply.toolUse(GOOD), reply.toolUse(GOOD)]);
+    const planner = new AnthropicPlanner({ env: { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_FALLBACK_MODEL: 'claude-opus-4-8' } });
+    planner.start(CASE);
+    const result = await planner.decide(input(0, detailsPage('r10')));
+    expect(result.turn.actions).toEqual(GOOD.actions);
+    expect(result.call?.model).toBe('claude-opus-4-8');
+    await planner.decide(input(1, detailsPage('r11')));
+    expect(server.requests.map((request) => request.body.model)).toEqual(['claude-sonnet-5-5', 'claude-opus-4-8', 'claude-opus-4-8']);
+  });
+
+  it('without a fallback, or when the fallback refuses too, a refusal stops the turn', async () => {
+    const server = await serve([reply.refusal(), reply.refusal()]);
+    const planner = new AnthropicPlanner({ env: { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_FALLBACK_MODEL: 'claude-opus-4-8' } });
+    planner.start(CASE);
+    const error = await failure(planner.decide(input(0, detailsPage('r10'))));
+    expect(error.kind).toBe('refusal');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('calls a 400 rejected (a fault in the request, not the service): resuming would not help', async () => {
+    const server = await serve([reply.error(400, 'messages.0: bad block')]);
+    const planner = plannerFor(server);
+    planner.start(CASE);
+    const error = await failure(planner.decide(input(0, detailsPage('r10'))));
+    expect(error.kind).toBe('rejected');
   });
 
   it('answers a pending tool_use after a failed step, so the next step can go on', async () => {

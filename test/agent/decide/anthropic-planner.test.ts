@@ -213,8 +213,8 @@ describe('the requests the anthropic planner sends', () => {
 
   it('shrinks older pages to one-line summaries under a small budget; the latest stays whole and pairs stay valid', async () => {
     const budget = 5_000;
-    // The loopback server checks tool_use/tool_result pairing and the prefix of every thinking block sent back.
-    const server = await serve(formFillingModel(CASE.fields, { thinking: true }));
+    // No thinking: compaction may edit earlier user turns (the loopback server checks pairing).
+    const server = await serve(formFillingModel(CASE.fields));
     const planner = plannerFor(server, { tokenBudget: budget });
     planner.start(CASE);
     const long = 'Shop registration rules. '.repeat(160); // ~4,000 characters
@@ -241,12 +241,45 @@ describe('the requests the anthropic planner sends', () => {
     expect(summarised.slice(firstShrink).every(Boolean)).toBe(true);
     const last = server.requests[7] as RecordedRequest;
     expect(allBlocks(last).filter((block) => textOf(block).startsWith('<untrusted_page_content>\n[earlier page:')).length).toBeGreaterThanOrEqual(4);
-    // Turns produced after a shrink keep their thinking blocks (their prefix did not change since).
-    const newestHasThinking = server.requests.slice(firstShrink + 1).map((request) => {
-      const assistants = messagesOf(request).filter((message) => message.role === 'assistant');
-      return blocks(assistants[assistants.length - 1]).some((block) => block.type === 'thinking');
-    });
-    expect(newestHasThinking).toContain(true);
+  });
+
+  it('with thinking on, never edits the history: past the budget it starts again from a summary, and every request keeps the thinking the API needs', async () => {
+    const budget = 5_000;
+    // The loopback server rejects, as the API does, a final assistant turn without its thinking
+    // block and a thinking block whose prefix changed: the two rules that forbid editing this history.
+    const server = await serve(formFillingModel(CASE.fields, { thinking: true }));
+    const planner = plannerFor(server, { tokenBudget: budget });
+    planner.start(CASE);
+    const long = 'Shop registration rules. '.repeat(160);
+    let previous: ReturnType<typeof ran> = [];
+    for (let step = 0; step < 8; step += 1) {
+      const read = `r9${step}`;
+      const page = observation({ readId: read, title: `Page ${step}`, flowStep: `Step ${step + 1} of 8`, text: long, controls: [control({ ref: `${read}c1`, role: 'button', name: 'Continue' })] });
+      const result = await planner.decide(input(step, page, previous));
+      previous = ran(result.turn);
+    }
+    expect(server.requests).toHaveLength(8);
+    let restarts = 0;
+    for (const request of server.requests) {
+      const messages = messagesOf(request);
+      if (messages.length === 1) {
+        if (request.index > 0) restarts += 1;
+        continue;
+      }
+      // The assistant turn being answered came back whole, thinking first.
+      const answered = messages[messages.length - 2];
+      expect(blocks(answered)[0]?.type, `request ${request.index}`).toBe('thinking');
+      expect(messages.filter((message) => message.role === 'assistant').every((message) => blocks(message)[0]?.type === 'thinking')).toBe(true);
+    }
+    expect(restarts).toBeGreaterThan(0);
+    const restarted = server.requests.find((request) => request.index > 0 && messagesOf(request).length === 1) as RecordedRequest;
+    const texts = blocks(messagesOf(restarted)[0]).map(textOf);
+    expect(texts[0]).toContain('Case file:');
+    const story = texts.find((text) => text.startsWith('The conversation so far was shortened'));
+    expect(story).toContain('- step 0: ');
+    expect(story).toContain('click r90c1 done');
+    expect(texts.some((text) => text.startsWith('What happened to your previous actions'))).toBe(true);
+    expect(texts[texts.length - 1]).toContain(`title: Page ${restarted.index}`);
   });
 
   it('records usage, cost and the digests of the request and response', async () => {

@@ -8,6 +8,8 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   body: Record<string, unknown>;
+  /** Send only this fraction (0–1) of the JSON body: a response cut off in transit. */
+  truncateAt?: number;
 }
 
 export interface UsageFields {
@@ -90,6 +92,14 @@ export const reply = {
   /** A reply cut off at max_tokens (a partial tool call). */
   maxTokens(options: MessageOptions = {}): Reply {
     return message([{ type: 'tool_use', id: nextId('toolu'), name: 'act_on_page', input: {}, caller: { type: 'direct' } }], 'max_tokens', options);
+  },
+  /** A turn the API paused (`stop_reason: pause_turn`): send it back as the last message to let it continue. */
+  pauseTurn(options: MessageOptions = {}): Reply {
+    return message([], 'pause_turn', options);
+  },
+  /** A 200 whose JSON body is cut off part-way (default: half of it), as a dropped connection leaves it. */
+  truncated(inner: Reply, fraction = 0.5): Reply {
+    return { ...inner, truncateAt: fraction };
   },
   /** A refusal with stop_details. */
   refusal(details: { category?: string | null; explanation?: string | null } = {}, options: MessageOptions = {}): Reply {

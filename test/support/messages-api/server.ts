@@ -101,8 +101,19 @@ interface Issued {
   prefix: string;
 }
 
+const isThinking = (block: WireBlock | undefined): boolean => block?.type === 'thinking' || block?.type === 'redacted_thinking';
+
+/** What the server keeps of the responses it sent, to check what comes back. */
+interface IssuedLog {
+  /** By tool_use id: the whole assistant turn it came in (a paused turn's start included). */
+  byToolUse: Map<string, Issued>;
+  /** Responses that stopped with `pause_turn`, by their content: the request that continues one ends with it. */
+  paused: Map<string, Issued>;
+}
+
 /** Problems the real API would answer with a 400; null when the request is fine. */
-function validate(body: RequestBody, issued: Map<string, Issued>, options: MessagesApiOptions): string | null {
+function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions): string | null {
+  const issued = log.byToolUse;
   if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number') return 'model and max_tokens are required';
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
@@ -112,9 +123,17 @@ function validate(body: RequestBody, issued: Map<string, Issued>, options: Messa
   if (options.rejectForcedToolChoice && (body.tool_choice?.['type'] === 'tool' || body.tool_choice?.['type'] === 'any')) {
     return 'tool_choice: forced tool use is not supported with this model (thinking is always on); use {"type": "auto"}';
   }
+  const last = messages.length - 1;
   for (let i = 0; i < messages.length; i += 1) {
     const message = messages[i] as WireMessage;
     const next = messages[i + 1];
+    if (i === last && message.role === 'assistant') {
+      // A request ending with an assistant turn continues a paused one: it must be that response, unchanged.
+      const paused = log.paused.get(stable(blocksOf(message)));
+      if (!paused) return `messages.${i}: a final assistant message is only accepted to continue a response that stopped with \`pause_turn\`, sent back unchanged`;
+      if (prefixOf(body, messages.slice(0, i)) !== paused.prefix) return `messages.${i}: the paused turn must be continued with the same system, tools and earlier messages`;
+      continue;
+    }
     const toolUseIds = blocksOf(message)
       .filter((block) => block.type === 'tool_use')
       .map((block) => String(block['id']));
@@ -125,10 +144,20 @@ function validate(body: RequestBody, issued: Map<string, Issued>, options: Messa
         const sent = blocksOf(message);
         const same = stable(sent) === stable(issuedContent) || (stable(withoutThinking(sent)) === stable(withoutThinking(issuedContent)) && sent.every((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking'));
         if (!same) return `messages.${i}: the assistant turn does not match the response it came from (blocks must be sent back unchanged; thinking blocks may only be removed all together)`;
-        const thinkingAt = sent.findIndex((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
+        const thinkingAt = sent.findIndex(isThinking);
         if (thinkingAt >= 0 && prefixOf(body, messages.slice(0, i)) !== origin.prefix) {
           return `messages.${i}.content.${thinkingAt}: Invalid \`signature\` in \`thinking\` block. The block is bound to a different conversation. Remove the block, or set \`thinking.block_binding.prefix_mismatch_behavior\` to "drop_block".`;
         }
+      }
+      if (origin && i === last - 1 && isThinking(origin.content[0]) && !isThinking(blocksOf(message)[0])) {
+        // Thinking was on for this turn (its response began with a thinking block), and the
+        // request continues the turn by answering its tool_use: the block must come back.
+        const found = blocksOf(message)[0]?.type ?? 'nothing';
+        return (
+          `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` is enabled, a final \`assistant\` message ` +
+          'must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. ' +
+          'To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking'
+        );
       }
       if (toolUseIds.length > 0) {
         if (!next || next.role !== 'user') return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${toolUseIds.join(', ')}`;
@@ -215,15 +244,17 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function send(res: ServerResponse, answer: Reply, requestId: string): void {
+  const text = JSON.stringify(answer.body);
   res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': requestId, ...(answer.headers ?? {}) });
-  res.end(JSON.stringify(answer.body));
+  // A truncated reply is the body cut short, as a dropped connection or a broken proxy leaves it.
+  res.end(answer.truncateAt === undefined ? text : text.slice(0, Math.max(1, Math.min(text.length - 1, Math.floor(text.length * answer.truncateAt)))));
 }
 
 /** Starts the loopback Messages API on 127.0.0.1 (a free port). */
 export async function startMessagesApi(script: Script, options: MessagesApiOptions = {}): Promise<MessagesApi> {
   const requests: RecordedRequest[] = [];
   const queue = Array.isArray(script) ? [...script] : null;
-  const issued = new Map<string, Issued>();
+  const issued: IssuedLog = { byToolUse: new Map(), paused: new Map() };
   const seenPrefixes = new Set<string>();
   const shouldValidate = options.validate ?? true;
 
@@ -274,8 +305,14 @@ export async function startMessagesApi(script: Script, options: MessagesApiOptio
       if (answer.status === 200 && answer.body['type'] !== 'error') {
         const message = completeMessage(answer.body, body, seenPrefixes, requestId);
         const content = message['content'] as WireBlock[];
-        const prefix = prefixOf(body, body.messages ?? []);
-        for (const block of content) if (block.type === 'tool_use') issued.set(String(block['id']), { content, prefix });
+        const messages = body.messages ?? [];
+        const trailing = messages[messages.length - 1];
+        // A continuation of a paused turn: the turn is the paused start plus this response, bound to the start's prefix.
+        const start = trailing?.role === 'assistant' ? issued.paused.get(stable(blocksOf(trailing))) : undefined;
+        const turn = start ? [...blocksOf(trailing), ...content] : content;
+        const prefix = start ? start.prefix : prefixOf(body, messages);
+        if (message['stop_reason'] === 'pause_turn') issued.paused.set(stable(turn), { content: turn, prefix });
+        for (const block of turn) if (block.type === 'tool_use') issued.byToolUse.set(String(block['id']), { content: turn, prefix });
         send(res, { ...answer, body: message }, requestId);
         return;
       }

@@ -24,6 +24,8 @@ export const AnthropicConfig = z.strictObject({
   baseURL: z.url().optional(),
   /** ANTHROPIC_MODEL or option; a Claude API model id. */
   model: z.string().min(1).default(DEFAULT_MODEL),
+  /** ANTHROPIC_FALLBACK_MODEL: the model a refused request goes to (once); the run then stays on it. */
+  fallbackModel: z.string().min(1).optional(),
   /** max_tokens of a planner call (thinking counts against it). */
   maxTokens: z.int().min(256).max(128_000).default(8_192),
   /** After a `max_tokens` stop the call is retried once with twice the tokens, up to this. */
@@ -70,6 +72,8 @@ function fromEnv(env: Env): AnthropicOptions {
   if (baseURL) options.baseURL = baseURL;
   const model = env['ANTHROPIC_MODEL']?.trim();
   if (model) options.model = model;
+  const fallback = env['ANTHROPIC_FALLBACK_MODEL']?.trim();
+  if (fallback) options.fallbackModel = fallback;
   const maxTokens = env['ANTHROPIC_MAX_TOKENS']?.trim();
   if (maxTokens) {
     if (!/^\d+$/.test(maxTokens)) throw new AnthropicConfigError(`ANTHROPIC_MAX_TOKENS must be a whole number of tokens (got "${maxTokens}"). No request was made.`);

@@ -29,14 +29,20 @@ const SCREENSHOT_REMOVED = '[earlier screenshot removed]';
 /**
  * The planner's conversation with the model in one run: committed messages only (a user turn
  * and the assistant's reply to it), in the tool-use round trip's order. Assistant turns are
- * kept exactly as the API returned them.
+ * kept exactly as the API returned them, thinking blocks included.
+ *
+ * Two rules of the API bound what compaction may do once thinking blocks are in the history:
+ * with thinking on, the last assistant turn (whose tool_use the next user turn answers) must
+ * come back with its thinking block; and models with preserved thinking reject a thinking block
+ * whose prefix (system, tools, every earlier message) changed after it was produced. Editing any
+ * earlier message therefore invalidates the very block the API requires. So {@link compact}
+ * only edits histories without thinking; one that holds thinking is {@link restart}ed instead:
+ * the planner opens a new conversation whose first user turn carries the case file, a summary of
+ * the earlier turns and the page, so no stale thinking block and no unanswered tool_use remain.
  *
  * Page blocks and screenshots are registered when made, so that {@link compact} can shrink
- * every one but the latest to a one-line summary. Shrinking edits earlier messages, which
- * would fail the prefix check of thinking blocks that came after (models with preserved
- * thinking answer that with a 400), so compaction also drops the thinking blocks of every
- * assistant turn after the first edit. It runs only when the estimate is over budget and
- * then shrinks everything it may at once, so the history is append-only (and cache-friendly)
+ * every one but the latest to a one-line summary. It runs only when the estimate is over budget
+ * and then shrinks everything it may at once, so the history is append-only (and cache-friendly)
  * again until the next time.
  */
 export class Conversation {
@@ -48,6 +54,8 @@ export class Conversation {
   private latestImage: object | null = null;
   /** Messages dropped whole by compaction (beyond summarising), for tests and logs. */
   droppedMessages = 0;
+  /** Times the history was replaced by a summary (histories with thinking), for tests and logs. */
+  restarts = 0;
 
   get messages(): readonly MessageParam[] {
     return this.history;
@@ -55,6 +63,13 @@ export class Conversation {
 
   get isEmpty(): boolean {
     return this.history.length === 0;
+  }
+
+  /** Some assistant turn carries a thinking block: the history may only grow (see the class note). */
+  get holdsThinking(): boolean {
+    return this.history.some(
+      (message) => message.role === 'assistant' && typeof message.content !== 'string' && message.content.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking'),
+    );
   }
 
   /** A text block with the page read, registered as the latest page. */
@@ -78,6 +93,14 @@ export class Conversation {
     this.history.push(user, assistant);
   }
 
+  /** Forgets every committed message (the caller sends a summary in the new first turn). */
+  restart(): void {
+    this.history = [];
+    for (const page of this.pages.keys()) if (page !== this.latestPage) this.pages.delete(page);
+    for (const image of this.images) if (image !== this.latestImage) this.images.delete(image);
+    this.restarts += 1;
+  }
+
   private shrinkBlock(block: ContentBlockParam): ContentBlockParam {
     if (block !== this.latestPage && this.pages.has(block)) {
       const summary: TextBlockParam = { type: 'text', text: this.pages.get(block) ?? '' };
@@ -96,41 +119,32 @@ export class Conversation {
     return block;
   }
 
-  private static withoutThinking(message: MessageParam): MessageParam {
-    if (message.role !== 'assistant' || typeof message.content === 'string') return message;
-    const content = message.content.filter((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
-    if (content.length === message.content.length) return message;
-    return { ...message, content: content.length > 0 ? content : [{ type: 'text', text: '(no visible reply)' }] };
-  }
-
   /**
-   * Shrinks the history when `overBudget` says the request would be too big: first every page
-   * but the latest becomes its summary and older screenshots go; if that is not enough, the
-   * oldest exchanges after the opening turn are dropped whole (an assistant turn together with
-   * the user turn that answers it, so every tool_use keeps its tool_result). Returns whether
-   * anything changed.
+   * Shrinks a history without thinking blocks when `overBudget` says the request would be too
+   * big: first every page but the latest becomes its summary and older screenshots go; if that
+   * is not enough, the oldest exchanges after the opening turn are dropped whole (an assistant
+   * turn together with the user turn that answers it, so every tool_use keeps its tool_result).
+   * A history with thinking is left as it is (the planner restarts it). Returns whether anything changed.
    */
   compact(overBudget: (messages: readonly MessageParam[]) => boolean): boolean {
-    if (!overBudget(this.history)) return false;
-    let firstEdit = -1;
-    const shrunk = this.history.map((message, index) => {
+    if (this.holdsThinking || !overBudget(this.history)) return false;
+    let changed = false;
+    let history = this.history.map((message) => {
       if (message.role !== 'user' || typeof message.content === 'string') return message;
       const content = message.content.map((block) => this.shrinkBlock(block));
       if (content.every((block, i) => block === (message.content as ContentBlockParam[])[i])) return message;
-      if (firstEdit < 0) firstEdit = index;
+      changed = true;
       return { ...message, content };
     });
-    let history = shrunk;
     // Drop (assistant, user) pairs after the opening turn while still over budget; never the
     // last assistant turn (its tool_use is answered next) nor a message holding the latest page.
     while (overBudget(history) && history.length >= 4 && !this.holdsLatest(history[2])) {
       history = [history[0] as MessageParam, ...history.slice(3)];
       this.droppedMessages += 2;
-      firstEdit = firstEdit < 0 ? 1 : Math.min(firstEdit, 1);
+      changed = true;
     }
-    if (firstEdit < 0) return false;
-    this.history = history.map((message, index) => (index >= firstEdit ? Conversation.withoutThinking(message) : message));
-    return true;
+    if (changed) this.history = history;
+    return changed;
   }
 
   private holdsLatest(message: MessageParam | undefined): boolean {

@@ -60,10 +60,10 @@ export function plannerErrorFrom(error: unknown, call: ModelCall | null, context
     return new PlannerError('budget', `The request is too large for ${context.model} (${apiText(error)}) while ${context.doing}. Lower tokenBudget. ${NOTHING_RAN}`, call);
   }
   if (error instanceof NotFoundError) {
-    return new PlannerError('unavailable', `${context.host} does not know the model "${context.model}" (HTTP 404: ${apiText(error)}). Set a current Claude model id. ${NOTHING_RAN}`, call);
+    return new PlannerError('rejected', `${context.host} does not know the model "${context.model}" (HTTP 404: ${apiText(error)}). Set a current Claude model id. ${NOTHING_RAN}`, call);
   }
   if (error instanceof PaymentRequiredError) {
-    return new PlannerError('unavailable', `The API account cannot be billed (HTTP 402: ${apiText(error)}). ${NOTHING_RAN}`, call);
+    return new PlannerError('rejected', `The API account cannot be billed (HTTP 402: ${apiText(error)}). ${NOTHING_RAN}`, call);
   }
   if (error instanceof APIConnectionTimeoutError) {
     return new PlannerError('unavailable', `The Messages API at ${context.host} did not answer in time ${retried} while ${context.doing}. ${NOTHING_RAN}`, call);
@@ -71,11 +71,32 @@ export function plannerErrorFrom(error: unknown, call: ModelCall | null, context
   if (error instanceof APIConnectionError) {
     return new PlannerError('unavailable', `Could not reach the Messages API at ${context.host} ${retried} while ${context.doing}. ${NOTHING_RAN}`, call);
   }
+  if (error instanceof BadRequestError) {
+    return new PlannerError('rejected', `The Messages API rejected the request (HTTP 400: ${apiText(error)}) while ${context.doing}. ${NOTHING_RAN} This is a fault in the request Portal Desk built; resuming sends the same kind of request, so report it.`, call);
+  }
   if (error instanceof APIError) {
     const status = error.status === undefined ? 'no status' : `HTTP ${error.status}`;
-    return new PlannerError('unavailable', `The Messages API refused the request (${status}: ${apiText(error)}) while ${context.doing}. ${NOTHING_RAN}`, call);
+    return new PlannerError('unavailable', `The Messages API failed (${status}: ${apiText(error)}) while ${context.doing}. ${NOTHING_RAN} Resume the run later.`, call);
   }
   return null;
+}
+
+/** The SDK could not parse the reply: a 200 whose JSON body was cut off (a dropped connection, a broken proxy). */
+export function isMalformedBody(error: unknown): boolean {
+  return error instanceof SyntaxError;
+}
+
+export function malformedBodyError(error: unknown, call: ModelCall | null, context: ErrorContext): PlannerError {
+  return new PlannerError(
+    'unavailable',
+    `The Messages API at ${context.host} twice sent a reply that is not complete JSON (${error instanceof Error ? error.message : String(error)}) while ${context.doing}. ${NOTHING_RAN} Resume the run later.`,
+    call,
+  );
+}
+
+/** The API kept pausing one turn (`pause_turn`). */
+export function pauseLimitError(limit: number, call: ModelCall, doing: string): PlannerError {
+  return new PlannerError('unavailable', `The Messages API paused the turn more than ${limit} times while ${doing}, so no complete turn came back. ${NOTHING_RAN} Resume the run later.`, call);
 }
 
 /** The model declined: say what the API reported (category, explanation). */
@@ -85,7 +106,7 @@ export function refusalError(message: Message, call: ModelCall, doing: string): 
   const explanation = details?.explanation ? `: ${details.explanation}` : '';
   return new PlannerError(
     'refusal',
-    `The model refused to continue${category}${explanation} while ${doing}. ${NOTHING_RAN} The clerk should look at the page; the run can be resumed or finished by hand.`,
+    `The model refused to continue${category}${explanation} while ${doing}. ${NOTHING_RAN} The clerk should look at the page; resume the run (set ANTHROPIC_FALLBACK_MODEL to try another model) or finish it by hand.`,
     call,
   );
 }
@@ -94,7 +115,7 @@ export function maxTokensError(maxTokens: number, call: ModelCall, doing: string
   return new PlannerError(
     'max_tokens',
     `The model's reply was cut off at max_tokens (${maxTokens}) while ${doing}, even after one retry with more tokens, so no complete turn came back. ` +
-      `${NOTHING_RAN} Raise maxTokens / maxTokensCeiling, or lower the effort.`,
+      `${NOTHING_RAN} Raise ANTHROPIC_MAX_TOKENS (or maxTokensCeiling), or lower the effort, and resume the run.`,
     call,
   );
 }

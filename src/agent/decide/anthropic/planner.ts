@@ -17,10 +17,10 @@ import { CallLog } from './call-log';
 import { apiHost, createClient } from './client';
 import { type AnthropicConfig, type AnthropicOptions, defaultToolChoice, loadAnthropicConfig, type ToolChoiceMode } from './config';
 import { Conversation, estimateTokens } from './conversation';
-import { isForcedToolChoiceRejected, maxTokensError, plannerErrorFrom, refusalError } from './errors';
+import { isForcedToolChoiceRejected, isMalformedBody, malformedBodyError, maxTokensError, pauseLimitError, plannerErrorFrom, refusalError } from './errors';
 import { DEFAULT_PRICES, type PriceTable } from './prices';
 import { ACT_ON_PAGE, NO_TOOL_CALL_NUDGE, openingTurn, SYSTEM_PROMPT } from './prompt';
-import { renderNotes, renderPrevious } from './report';
+import { renderEarlierTurns, renderNotes, renderPrevious, turnLine } from './report';
 import { screenshotReason } from './screenshot-policy';
 
 export interface AnthropicPlannerOptions extends AnthropicOptions {
@@ -47,7 +47,16 @@ interface RunState {
   pending: Pending | null;
   /** The model set want_screenshot in its last accepted turn. */
   wantScreenshot: boolean;
+  /** The model requests name: the configured one, or the fallback after a refusal. */
+  model: string;
+  /** The last accepted turn (its outcomes come with the next decide), for the run's story. */
+  lastTurn: { step: number; reasoning: string } | null;
+  /** One line per earlier accepted turn and what happened to it: the summary a restart sends. */
+  story: string[];
 }
+
+/** Continuations of a turn the API paused (`pause_turn`) before the planner gives up on it. */
+const MAX_PAUSE_CONTINUATIONS = 3;
 
 /**
  * The `anthropic` planner: Claude proposes each turn through one strict tool, `act_on_page`,
@@ -84,7 +93,7 @@ export class AnthropicPlanner implements Planner {
   }
 
   start(caseView: CaseView): void {
-    this.run = { caseView, conversation: new Conversation(), turns: 0, invalidOutputs: 0, pending: null, wantScreenshot: false };
+    this.run = { caseView, conversation: new Conversation(), turns: 0, invalidOutputs: 0, pending: null, wantScreenshot: false, model: this.config.model, lastTurn: null, story: [] };
   }
 
   async decide(input: PlanInput): Promise<PlanResult> {
@@ -99,16 +108,28 @@ export class AnthropicPlanner implements Planner {
     }
     run.turns += 1;
     const doing = `planning step ${input.step}`;
-    const log = new CallLog(this.id, this.config.model, this.prices);
+    const log = new CallLog(this.id, run.model, this.prices);
+    if (run.lastTurn) run.story.push(turnLine(run.lastTurn.step, run.lastTurn.reasoning, input.previous));
+    run.lastTurn = null;
 
     const image = await this.screenshotFor(run, input, log);
     let outgoing = this.pageTurn(run, input, image);
+    if (run.conversation.holdsThinking && this.overBudget(run.conversation.messages, outgoing, [])) {
+      // Thinking blocks forbid editing the history (see Conversation): start it again from a summary.
+      run.conversation.restart();
+      run.pending = null;
+      outgoing = this.pageTurn(run, input, image, renderEarlierTurns(run.story));
+    }
     let maxTokens = this.config.maxTokens;
     let retriedWithMoreTokens = false;
+    let retriedMalformed = false;
     let fellBackToAuto = false;
+    /** Content of a turn the API paused, sent back as the last message until the turn completes. */
+    let paused: ContentBlockParam[] = [];
+    let pauses = 0;
 
     for (;;) {
-      const params = this.request(run.conversation, outgoing, maxTokens);
+      const params = this.request(run, outgoing, maxTokens, paused);
       const startedAt = Date.now();
       let message: Message;
       try {
@@ -120,15 +141,40 @@ export class AnthropicPlanner implements Planner {
           fellBackToAuto = true;
           continue;
         }
+        if (isMalformedBody(error)) {
+          // Nothing was committed, so the same request can go again once.
+          if (!retriedMalformed) {
+            retriedMalformed = true;
+            continue;
+          }
+          throw malformedBodyError(error, log.call(), this.errorContext(doing));
+        }
         throw plannerErrorFrom(error, log.call(), this.errorContext(doing)) ?? error;
       }
       log.answered(params, message, startedAt);
 
-      if (message.stop_reason === 'refusal') throw refusalError(message, log.mustCall(), doing);
+      if (message.stop_reason === 'pause_turn') {
+        // The API paused a long turn: send it back unchanged as the last message and it goes on.
+        pauses += 1;
+        if (pauses > MAX_PAUSE_CONTINUATIONS) throw pauseLimitError(MAX_PAUSE_CONTINUATIONS, log.mustCall(), doing);
+        paused = [...paused, ...(message.content as ContentBlockParam[])];
+        continue;
+      }
+      if (message.stop_reason === 'refusal') {
+        const fallback = this.config.fallbackModel;
+        if (fallback && run.model !== fallback) {
+          // The same request goes to the fallback model; the rest of the run stays on it.
+          run.model = fallback;
+          paused = [];
+          continue;
+        }
+        throw refusalError(message, log.mustCall(), doing);
+      }
       if (message.stop_reason === 'max_tokens') {
         if (!retriedWithMoreTokens && maxTokens < this.config.maxTokensCeiling) {
           maxTokens = Math.min(maxTokens * 2, this.config.maxTokensCeiling);
           retriedWithMoreTokens = true;
+          paused = [];
           continue;
         }
         throw maxTokensError(maxTokens, log.mustCall(), doing);
@@ -137,9 +183,12 @@ export class AnthropicPlanner implements Planner {
         throw new PlannerError('budget', `The conversation no longer fits ${message.model}'s context window while ${doing}. Lower tokenBudget. No action was taken for this step.`, log.mustCall());
       }
 
-      // The assistant turn goes back exactly as it came (thinking blocks and all).
-      run.conversation.commit(outgoing, { role: 'assistant', content: message.content as ContentBlockParam[] });
-      const toolUses = message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+      // The assistant turn goes back exactly as it came (thinking blocks and all, a paused start included).
+      const content = [...paused, ...(message.content as ContentBlockParam[])];
+      paused = [];
+      pauses = 0;
+      run.conversation.commit(outgoing, { role: 'assistant', content });
+      const toolUses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
       const act = toolUses.find((block) => block.name === ACT_ON_PAGE);
       const notRun = (id: string) => (id === act?.id ? '' : `Not run: only the first ${ACT_ON_PAGE} call of a reply is used.`);
 
@@ -159,12 +208,13 @@ export class AnthropicPlanner implements Planner {
       }
       run.pending = { ids: toolUses.map((block) => block.id), acceptedId: act.id, errors: new Map(toolUses.filter((block) => block.id !== act.id).map((block) => [block.id, notRun(block.id)])) };
       run.wantScreenshot = parsed.wantScreenshot;
+      run.lastTurn = { step: input.step, reasoning: parsed.turn.reasoning };
       return { turn: parsed.turn, call: log.call() };
     }
   }
 
   private errorContext(doing: string) {
-    return { model: this.config.model, host: apiHost(this.config), maxRetries: this.config.maxRetries, doing };
+    return { model: this.run?.model ?? this.config.model, host: apiHost(this.config), maxRetries: this.config.maxRetries, doing };
   }
 
   private countInvalid(run: RunState, what: string, log: CallLog): void {
@@ -205,7 +255,8 @@ export class AnthropicPlanner implements Planner {
   }
 
   /** The user turn that brings a fresh page read: the opening turn first, later the tool_result(s). */
-  private pageTurn(run: RunState, input: PlanInput, image: ImageBlockParam | null): MessageParam {
+  /** The user turn for this step; `earlier` (after a restart) summarises the turns the new conversation no longer holds. */
+  private pageTurn(run: RunState, input: PlanInput, image: ImageBlockParam | null, earlier: string | null = null): MessageParam {
     const page = run.conversation.pageBlock(input.observation);
     const notes = renderNotes(input.notes);
     const intro: TextBlockParam = {
@@ -219,7 +270,8 @@ export class AnthropicPlanner implements Planner {
     if (run.conversation.isEmpty) {
       const opening: TextBlockParam = { type: 'text', text: openingTurn(run.caseView), cache_control: EPHEMERAL };
       const previous: TextBlockParam[] = input.previous.length > 0 ? [{ type: 'text', text: renderPrevious(input.previous) }] : [];
-      return { role: 'user', content: [opening, ...previous, intro, ...pageBlocks] };
+      const story: TextBlockParam[] = earlier ? [{ type: 'text', text: earlier }] : [];
+      return { role: 'user', content: [opening, ...story, ...previous, intro, ...pageBlocks] };
     }
     if (run.pending?.acceptedId) {
       const report: TextBlockParam = { type: 'text', text: renderPrevious(input.previous) };
@@ -243,10 +295,9 @@ export class AnthropicPlanner implements Planner {
     }
   }
 
-  /** The request for the conversation plus the outgoing user turn, shrinking older pages first when over budget. */
-  private request(conversation: Conversation, outgoing: MessageParam, maxTokens: number): MessageCreateParamsNonStreaming {
-    const fixed = {
-      model: this.config.model,
+  private fixedParams(model: string, maxTokens: number) {
+    return {
+      model,
       max_tokens: maxTokens,
       system: [{ type: 'text', text: SYSTEM_PROMPT, cache_control: EPHEMERAL }] as TextBlockParam[],
       tools: [actOnPageTool()],
@@ -254,8 +305,22 @@ export class AnthropicPlanner implements Planner {
       ...(this.config.cacheConversation ? { cache_control: EPHEMERAL } : {}),
       ...(this.config.effort ? { output_config: { effort: this.config.effort } } : {}),
     };
-    const fixedTokens = estimateTokens(fixed) + estimateTokens(outgoing);
-    conversation.compact((messages) => fixedTokens + estimateTokens(messages) > this.config.tokenBudget);
-    return { ...fixed, messages: [...conversation.messages, outgoing] };
+  }
+
+  /** Whether a request with these messages would pass the token budget (estimated). */
+  private overBudget(messages: readonly MessageParam[], outgoing: MessageParam, paused: ContentBlockParam[]): boolean {
+    const fixed = estimateTokens(this.fixedParams(this.config.model, this.config.maxTokens)) + estimateTokens(outgoing) + estimateTokens(paused);
+    return fixed + estimateTokens(messages) > this.config.tokenBudget;
+  }
+
+  /**
+   * The request for the conversation plus the outgoing user turn (and a paused turn's content,
+   * sent back as the last message), shrinking older pages first when over budget.
+   */
+  private request(run: RunState, outgoing: MessageParam, maxTokens: number, paused: ContentBlockParam[]): MessageCreateParamsNonStreaming {
+    const fixed = this.fixedParams(run.model, maxTokens);
+    run.conversation.compact((messages) => this.overBudget(messages, outgoing, paused));
+    const continuing: MessageParam[] = paused.length > 0 ? [{ role: 'assistant', content: paused }] : [];
+    return { ...fixed, messages: [...run.conversation.messages, outgoing, ...continuing] };
   }
 }

@@ -40,6 +40,23 @@ export function renderPrevious(previous: StepAction[]): string {
   return neutraliseDelimiters(['What happened to your previous actions (guard verdict → outcome):', ...lines].join('\n'));
 }
 
+/** One line of the run's story: a turn's reasoning and what happened to its actions. */
+export function turnLine(step: number, reasoning: string, previous: StepAction[]): string {
+  const outcomes = previous.map((done) => `${describeAction(done.action)} ${done.outcome.status}`).join('; ');
+  return `step ${step}: ${reasoning}${outcomes ? ` → ${outcomes}` : ''}`;
+}
+
+/** The summary that opens a restarted conversation: every earlier turn, one line each. */
+export function renderEarlierTurns(story: string[]): string | null {
+  if (story.length === 0) return null;
+  return neutraliseDelimiters(
+    [
+      'The conversation so far was shortened to fit the context budget. Your earlier turns (your reasoning → what happened to the actions), oldest first:',
+      ...story.slice(-40).map((line) => `- ${line}`),
+    ].join('\n'),
+  );
+}
+
 export function renderNotes(notes: string[]): string | null {
   if (notes.length === 0) return null;
   return neutraliseDelimiters(['Notes from code since your last turn:', ...notes.map((note) => `- ${note}`)].join('\n'));
