@@ -1,4 +1,7 @@
-/** A problem with what the user asked for: printed as one line, exit code 2, nothing runs. */
+/**
+ * A problem with what the user asked for, or with a file, store or vault it names that cannot be
+ * used: printed as one line, exit code 2, nothing runs.
+ */
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -6,4 +9,12 @@ export class UsageError extends Error {
   }
 }
 
-export const EXIT = { ok: 0, notDone: 1, badInput: 2 } as const;
+/** The exit codes every command keeps to (README, "Exit codes"). */
+export const EXIT = {
+  /** Done with proof; intact; printed or written. */
+  ok: 0,
+  /** Not done (failed, blocked, denied, a limit); a chain that is broken (tampered). */
+  notDone: 1,
+  /** Bad input or an unusable store, file or vault: nothing ran. */
+  badInput: 2,
+} as const;

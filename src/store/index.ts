@@ -1,8 +1,19 @@
 /** The store's public surface: composition roots (the console, the CLI) import from here. */
 export { openStore, Store, type ModelPayload, type PurgeOptions, type PurgeResult, type RunQuery, type StoreOptions } from './store';
 export { defaultDbPath, DB_FILE_NAME } from './location';
-export { CHAIN_DEFINITION, genesisHash, stepHash, type RunIdentity, type VerifyResult } from './chain';
-export { verifyExport, RunExportFormatError, RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type VerifyExportOptions } from './run-export';
+export { StoreOpenError } from './database';
+export { CANNOT_PROVE, CHAIN_DEFINITION, genesisHash, stepHash, type BreakPlace, type RunIdentity, type VerifyResult } from './chain';
+export { CHAIN_V2_COVERS, CHAIN_V2_DEFINITION, eventChainJson, eventHash, genesisRecord } from './chain-v2';
+export {
+  verifyExport,
+  RunExportFormatError,
+  RUN_EXPORT_FORMAT,
+  RUN_EXPORT_VERSION,
+  type RunExport,
+  type RunExportV1,
+  type RunExportV2,
+  type VerifyExportOptions,
+} from './run-export';
 export { SecretRefusedError } from './secret-guard';
 export { LATEST_SCHEMA_VERSION, SchemaTooNewError } from './migrations';
 export type { ApprovalEntry, RunEvent, RunEventType } from './records';
