@@ -7,7 +7,7 @@ export { KeyFileSource } from './key-file';
 export { KEY_BYTES, keyId, rememberKey, type KeySource } from './key-source';
 export { findOnPath, SecretToolKeySource } from './keyring';
 export { EncryptedLoginStateStore, type LoginStateEntry, type LoginStateStoreOptions } from './login-state';
-export { openVault, type OpenedVault, type OpenVaultOptions } from './open-vault';
+export { initVault, openVault, type InitializedVault, type OpenedVault, type OpenVaultOptions } from './open-vault';
 export { SealedKeyFileSource, type KeySealer } from './sealed-key';
 export { Vault, type VaultEntry, type VaultOptions } from './vault';
 export { VaultError, type VaultProblem } from './vault-error';

@@ -4,17 +4,30 @@ import { KEY_BYTES, type KeySource } from './key-source';
 import { createPrivateFile, ensurePrivateDir, openNoFollow } from './private-files';
 import { VaultError } from './vault-error';
 
+export interface KeyFileOptions {
+  /**
+   * What to say when the file is missing, instead of creating a new key: set for a vault that
+   * already holds records sealed with this file's key, where a new key would only sit where the
+   * restored one must go.
+   */
+  missing?: string;
+}
+
 /**
- * The key in a file of exactly 32 random bytes, mode 0600, created on first use. A file that
- * other users could read or write, that belongs to someone else, or that is a symbolic link is
- * refused rather than repaired: its key may already be known to others.
+ * The key in a file of exactly 32 random bytes, mode 0600, created on first use (unless the
+ * vault already has a key, see `missing`). A file that other users could read or write, that
+ * belongs to someone else, or that is a symbolic link is refused rather than repaired: its key
+ * may already be known to others.
  * (On Windows, where POSIX modes do not exist, the mode and owner checks are skipped.)
  */
 export class KeyFileSource implements KeySource {
   readonly kind = 'file';
   readonly description: string;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly options: KeyFileOptions = {},
+  ) {
     this.description = `key file ${path}`;
   }
 
@@ -32,6 +45,7 @@ export class KeyFileSource implements KeySource {
   async key(): Promise<Buffer> {
     const existing = await this.read();
     if (existing) return existing;
+    if (this.options.missing) throw new VaultError('key-missing', this.options.missing);
     await ensurePrivateDir(dirname(this.path));
     // Two processes may start at once: the link in createPrivateFile lets exactly one key win,
     // and both go on with the winner's.

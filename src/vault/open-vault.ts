@@ -1,6 +1,8 @@
 import { dataFolder, defaultVaultDir } from './data-folder';
 import { chooseKeySource, type KeyPreference } from './key-choice';
-import { rememberKey, type KeySource } from './key-source';
+import { keyId, rememberKey, type KeySource } from './key-source';
+import { claimVault, readManifest } from './manifest';
+import { ensurePrivateDir } from './private-files';
 import { EncryptedLoginStateStore } from './login-state';
 import { Vault } from './vault';
 
@@ -33,4 +35,29 @@ export async function openVault(options: OpenVaultOptions = {}): Promise<OpenedV
     vault: new Vault({ dir, keySource, now: options.now }),
     loginStates: new EncryptedLoginStateStore({ dir, keySource, now: options.now }),
   };
+}
+
+export interface InitializedVault {
+  dir: string;
+  keySource: KeySource;
+  keyId: string;
+  /** False when the vault already had its key (nothing changed). */
+  created: boolean;
+}
+
+/**
+ * `portal-desk vault init`: gives a vault its key and writes its manifest, so from then on the
+ * key is never replaced quietly. A vault that already has one keeps it; one whose key file is
+ * missing is refused with where to restore it (chooseKeySource).
+ */
+export async function initVault(options: Omit<OpenVaultOptions, 'keySource'> & { now?: () => Date } = {}): Promise<InitializedVault> {
+  const env = options.env ?? process.env;
+  const dataDir = dataFolder(env);
+  const dir = options.vaultDir ?? defaultVaultDir(dataDir);
+  const before = await readManifest(dir);
+  const keySource = await chooseKeySource({ vaultDir: dir, dataDir, env, prefer: options.prefer });
+  const id = keyId(await keySource.key());
+  if (!before) await ensurePrivateDir(dir);
+  if (!before) await claimVault(dir, id, keySource, (options.now ?? (() => new Date()))());
+  return { dir, keySource, keyId: id, created: !before };
 }

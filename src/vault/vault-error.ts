@@ -6,6 +6,7 @@ export type VaultProblem =
   | 'bad-id' // a client or portal id the vault does not accept
   | 'bad-input' // a value to store that cannot be stored (empty password, login state that is not JSON)
   | 'key-file' // the key file is missing its protection, has the wrong size, or cannot be made
+  | 'key-missing' // the vault has a key, but its key file is not there (restore it; never replaced by a new one)
   | 'keyring' // the OS keyring (secret-tool) did not answer or holds something unusable
   | 'wrong-key' // a record or the vault was sealed with another key
   | 'tampered' // a record failed its integrity check

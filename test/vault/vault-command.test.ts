@@ -119,13 +119,13 @@ describe('portal-desk vault', () => {
     expect(second.err.join('\n')).toMatch(/nothing saved for client client-1 on portal shops .*; nothing removed/);
   });
 
-  it('refuses a key file other users can read: exit 1, the fix, and no password anywhere', async () => {
+  it('refuses a key file other users can read: exit 2 (an unusable vault), the fix, and no password anywhere', async () => {
     const home = tempDir();
     await set(home, 'client-1', 'shops', PASSWORD, 'u1');
     chmodSync(join(home, 'vault.key'), 0o644);
     for (const args of [['list'], ['set', '--client', 'client-1', '--portal', 'shops', '--password-stdin']]) {
       const c = fakeConsole({ home, stdin: 'other-password\n' });
-      expect(await vaultCommand(args, c.io)).toBe(EXIT.notDone);
+      expect(await vaultCommand(args, c.io)).toBe(EXIT.badInput);
       expect(c.err.join('\n')).toMatch(/^portal-desk vault: The key file .*vault\.key is open to other users \(mode 0644\).*chmod 600/);
       expect(c.printed()).not.toContain(PASSWORD);
     }

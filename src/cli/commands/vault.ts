@@ -1,4 +1,4 @@
-import { type OpenedVault, checkIds, openVault, VaultError } from '../../vault';
+import { type OpenedVault, checkIds, initVault, openVault, VaultError, type VaultProblem } from '../../vault';
 import { parseCommandArgs } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { promptLine } from '../terminal-prompt';
@@ -26,10 +26,13 @@ const processIo = (): VaultCommandIo => ({
 const USAGE = `portal-desk vault — portal logins per client, encrypted at rest
 
 Usage:
+  portal-desk vault init
   portal-desk vault set --client ID --portal ID [--username NAME] [--password-stdin]
   portal-desk vault list [--json]
   portal-desk vault remove --client ID --portal ID
 
+  init     gives the vault its key (a new key only here, or with a new vault's first login)
+           and says where the key is kept: back that file up apart from the vault.
   set      saves a login. The password is asked on the terminal without echo (twice), or read
            from standard input with --password-stdin (one line). Without --username an existing
            entry keeps its username and a new one asks for it.
@@ -41,7 +44,14 @@ Options:
                      $PORTAL_DESK_HOME, $XDG_DATA_HOME/portal-desk or ~/.local/share/portal-desk)
 
 The key comes from the OS keyring (secret-tool) when one answers, else from the 0600 file
-<data folder>/vault.key. PORTAL_DESK_VAULT_KEY=file|keyring picks one for a new vault.`;
+<data folder>/vault.key. PORTAL_DESK_VAULT_KEY=file|keyring picks one for a new vault. A vault
+whose key file is missing is refused (never given a new key): restore the file from your backup.
+
+Exit code 0 done; 1 nothing to remove, or a record failed its integrity check (tampered);
+2 bad input, or a vault that cannot be used (its key missing, unprotected or unreachable).`;
+
+/** Exit 1 for records that were changed (as verify says "tampered"); 2 for a vault that cannot be used at all. */
+const TAMPERED: readonly VaultProblem[] = ['tampered', 'misplaced'];
 
 const MAX_STDIN_BYTES = 4096;
 
@@ -53,20 +63,33 @@ export async function vaultCommand(args: string[], io: VaultCommandIo = processI
     return sub ? EXIT.ok : EXIT.badInput;
   }
   const run = SUBCOMMANDS[sub];
-  if (!run) throw new UsageError(`unknown vault command "${sub}" (set, list or remove)`);
+  if (!run) throw new UsageError(`unknown vault command "${sub.slice(0, 40)}" (init, set, list or remove)`);
   try {
     return await run(rest, io);
   } catch (err) {
     if (err instanceof VaultError) {
       if (err.problem === 'bad-id') throw new UsageError(err.message);
       io.err(`portal-desk vault: ${err.message}`);
-      return EXIT.notDone;
+      return TAMPERED.includes(err.problem) ? EXIT.notDone : EXIT.badInput;
     }
     throw err;
   }
 }
 
 const SUBCOMMANDS: Record<string, (args: string[], io: VaultCommandIo) => Promise<number>> = {
+  async init(args, io) {
+    const { values } = parseCommandArgs(args, { 'vault-dir': { type: 'string' } });
+    if (values.help) return help(io);
+    const done = await initVault({ env: io.env, vaultDir: values['vault-dir'], now: io.now });
+    const where = done.keySource.description;
+    io.out(
+      done.created
+        ? `The vault at ${done.dir} is sealed with key ${done.keyId} from the ${where}. Back that up apart from the vault: without it the saved logins cannot be read.`
+        : `The vault at ${done.dir} already has its key (${done.keyId}, from the ${where}); nothing was changed.`,
+    );
+    return EXIT.ok;
+  },
+
   async set(args, io) {
     const { values } = parseCommandArgs(args, {
       client: { type: 'string' },
