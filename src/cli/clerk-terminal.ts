@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../shared/clerk';
-import { SECRET_INPUT_KINDS } from '../shared/clerk';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest, HeldRequest, InputRequest, InputSource } from '../shared/clerk';
+import { heldRequestLine, SECRET_INPUT_KINDS } from '../shared/clerk';
 import type { ApproveMode } from '../shared/run';
 import { promptLine } from './terminal-prompt';
 
@@ -21,6 +21,13 @@ export function autoApprovalWarning(mode: ApproveMode): string | null {
   return mode === 'ask' ? null : `!! --approve ${mode}: gated actions are ${mode === 'all' ? 'APPROVED' : 'DENIED'} automatically. Demo and test use only.`;
 }
 
+/** The values a held request carries, one a line, those not from the case marked. */
+function carriedLines(request: HeldRequest): string {
+  if (request.values.length === 0) return '';
+  const lines = request.values.slice(0, 30).map((v) => `\n    ${v.origin === 'not_from_case' ? '!! NOT FROM THE CASE' : v.origin === 'clerk' ? 'clerk answer' : `case ${v.field ?? ''}`.trim()}: ${v.name} = ${v.value.slice(0, 80)}`);
+  return `${lines.join('')}${request.values.length > 30 ? `\n    … and ${request.values.length - 30} more` : ''}`;
+}
+
 /** Approvals on the terminal (`ask`), or automatic for demos and tests (`all`, `none`), said loudly. */
 export class TerminalApprovals implements ApprovalGate {
   constructor(
@@ -30,7 +37,9 @@ export class TerminalApprovals implements ApprovalGate {
   ) {}
 
   async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    const what = `${req.action.type} ${req.element ?? ''}`.trim();
+    const what = req.request
+      ? `send ${heldRequestLine(req.request)} (sent by ${req.request.cause})${carriedLines(req.request)}`
+      : `${req.action?.type ?? 'act'} ${req.element ?? ''}`.trim();
     const run = whose(this.name, req.runId);
     if (this.mode === 'all') {
       this.log(`  APPROVED AUTOMATICALLY (--approve all, demo/test mode)${run}: ${what} — ${req.verdict.reason}`);

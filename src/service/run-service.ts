@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
 import { installWatchdogs, openGuardedContext, type GuardEvent } from '../agent/guard/browser';
+import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
 import { RunLoop, type ReceiptKeeper, type RunListener, type RunResult } from '../agent/loop/run-loop';
 import { receiptExtension } from '../agent/portal/receipt';
@@ -81,10 +82,17 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
   // The browser-level guard is in place before the first page exists; its reports go to the step log.
   const relay: { loop?: RunLoop; early: GuardEvent[] } = { early: [] };
-  const watchdogs = await installWatchdogs(context, profile, (event) => {
-    if (relay.loop) relay.loop.note(event.type, event.detail);
-    else relay.early.push(event);
-  });
+  // Requests that can commit something wait here for the clerk, whatever sends them.
+  const gate = new CommitGate(profile);
+  const watchdogs = await installWatchdogs(
+    context,
+    profile,
+    (event) => {
+      if (relay.loop) relay.loop.note(event.type, event.detail);
+      else relay.early.push(event);
+    },
+    { gate },
+  );
   const page = await watchdogs.openPage();
   request.onStart?.(runId);
   await request.onPage?.(page);
@@ -106,6 +114,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     clerkValues,
     loginStates: services.loginStates,
     receipts: receiptFolder(store.path),
+    gate,
   });
   relay.loop = loop;
   for (const event of relay.early) loop.note(event.type, event.detail);

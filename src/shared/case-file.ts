@@ -41,8 +41,11 @@ const fieldKey = z
 export const CaseFile = z.strictObject({
   caseId: z.string().min(1).max(80).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only'),
   clientId: z.string().min(1).max(80).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only'),
-  /** Portal profile id, e.g. "shops". */
-  portal: portalText(80).pipe(z.string().min(1)),
+  /**
+   * Portal profile id, e.g. "shops": only an id, looked up in the configured profile folders, so
+   * whoever writes a case file cannot choose the hosts, risky words or review pages it runs under.
+   */
+  portal: z.string().min(1).max(80).regex(/^[a-z0-9-]+$/, 'a portal id (lower-case letters, digits and dashes) from the configured profile folders, never a file path'),
   /** What to do, e.g. "shop-registration-renewal". */
   task: portalText(120).pipe(z.string().min(1)),
   fields: z.record(fieldKey, FieldValue).refine((f) => Object.keys(f).length > 0, 'at least one field is needed'),

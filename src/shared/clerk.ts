@@ -2,11 +2,45 @@ import { z } from 'zod';
 import { Action } from './action';
 import { Verdict } from './verdict';
 
-/** A gated action waiting for the clerk. */
+/** Where a value a held request carries came from: a case field, a clerk's answer, or neither. */
+export const CarriedValueOrigin = z.enum(['case', 'clerk', 'not_from_case']);
+export type CarriedValueOrigin = z.infer<typeof CarriedValueOrigin>;
+
+/**
+ * A request the commit gate holds for the clerk: it can commit something (a submission, a
+ * payment, a deletion), whatever caused it (an action, code's own handling, a page script).
+ */
+export const HeldRequest = z.object({
+  method: z.string(),
+  url: z.string(),
+  /** The gate's rule: submit-path, risky-address, final-review-post, undeclared-post. */
+  rule: z.string(),
+  reason: z.string(),
+  /** What sent it: `click button "Next" (step 4)`, or "the page itself (a script, a form or a redirect)". */
+  cause: z.string(),
+  /** Every value it carries, with where it came from; hidden fields show as not from the case. */
+  values: z.array(z.object({ name: z.string(), value: z.string(), origin: CarriedValueOrigin, field: z.string().optional() })),
+});
+export type HeldRequest = z.infer<typeof HeldRequest>;
+
+/** `POST /apply/submit on shops.portal.example` for cards, prompts and logs. */
+export function heldRequestLine(request: Pick<HeldRequest, 'method' | 'url'>): string {
+  try {
+    const url = new URL(request.url);
+    return `${request.method} ${url.pathname}${url.search.length > 80 ? `${url.search.slice(0, 79)}…` : url.search} on ${url.host}`;
+  } catch {
+    return `${request.method} ${request.url.slice(0, 120)}`;
+  }
+}
+
+/** A gated action, or a held request, waiting for the clerk. */
 export const ApprovalRequest = z.object({
   runId: z.string(),
   step: z.number().int().nonnegative(),
-  action: Action,
+  /** The proposed action; absent when the request below was not caused by one. */
+  action: Action.optional(),
+  /** Set when the commit gate holds a request (the action, if any, is what caused it). */
+  request: HeldRequest.optional(),
   element: z.string().optional(),
   verdict: Verdict,
   /** PNG of the page when the approval was asked for, base64 (for the approval card). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { regexProblem } from './regex-safety';
 
 /** Words that make a control risky (matched on word boundaries, case-insensitive). */
 export const DEFAULT_RISKY_WORDS = ['submit', 'pay', 'payment', 'confirm', 'delete', 'remove', 'sign', 'download', 'declare', 'cancel application', 'withdraw'];
@@ -13,8 +14,21 @@ const AllowedHost = z
   .max(255)
   .regex(/^[a-z0-9.-]+(:\d{1,5})?$/, 'a lower-case hostname, optionally with :port (no scheme, no path)');
 
+/**
+ * A path pattern of a profile's `submitPaths`, `forbiddenPaths` and `allowedPaths`: an absolute
+ * path, matched as a prefix ending at a segment boundary; a `*` segment stands for any one segment.
+ */
+const PathPattern = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^\/[A-Za-z0-9._~%*/-]*$/, 'an absolute path such as /apply/submit (letters, digits, . _ ~ % - and * for one segment)');
+
+const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])(:\d+)?$/i;
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
 /** What the office knows about one portal. An office adds a real portal by writing one of these. */
-export const PortalProfile = z.strictObject({
+const PortalProfileShape = z.strictObject({
   id: z.string().min(1).max(80).regex(/^[a-z0-9-]+$/, 'lower-case letters, digits and dashes'),
   name: z.string().min(1).max(200),
   startUrl: z.url(),
@@ -47,6 +61,61 @@ export const PortalProfile = z.strictObject({
   }),
   /** Where the portal lists the client's applications (checked before any retried submission). */
   applicationsUrl: z.url().optional(),
+  /**
+   * The portal's final submission endpoints (`/apply/submit`). A request to one of them is held
+   * for the clerk's approval whatever caused it. A profile that names none has every request
+   * that sends data held instead, since code cannot tell a section save from a submission.
+   */
+  submitPaths: z.array(PathPattern).max(50).default([]),
+  /** Paths never requested, approved or not (account deletion, withdrawals, profile changes), beyond the built-in ones. */
+  forbiddenPaths: z.array(PathPattern).max(200).default([]),
+  /** When given, the only paths the run may request on the portal's hosts. */
+  allowedPaths: z.array(PathPattern).max(200).optional(),
+});
+/**
+ * A portal profile, checked when it loads, before anything runs: the application-number pattern
+ * compiles and cannot backtrack catastrophically; allowed hosts are host names (an IP number is
+ * refused with a reason); the start and applications addresses use an allowed scheme and host.
+ */
+export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
+  const problem = regexProblem(profile.confirmation.applicationNumberPattern);
+  if (problem) ctx.addIssue({ code: 'custom', path: ['confirmation', 'applicationNumberPattern'], message: problem });
+  for (const [i, host] of profile.allowedHosts.entries()) {
+    if (IP_LITERAL.test(host)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['allowedHosts', i],
+        message: `${host} is an IP number; the guard opens portals only by host name (give an intranet portal a DNS name or a hosts-file entry)`,
+      });
+      continue;
+    }
+    const name = host.replace(/:\d+$/, '');
+    if (!name.split('.').every((label) => HOST_LABEL.test(label))) {
+      ctx.addIssue({ code: 'custom', path: ['allowedHosts', i], message: `${host} is not a host name (labels of letters, digits and inner dashes, joined by dots)` });
+    }
+  }
+  const urls: [string, string | undefined][] = [
+    ['startUrl', profile.startUrl],
+    ['applicationsUrl', profile.applicationsUrl],
+  ];
+  for (const [key, url] of urls) {
+    if (url === undefined) continue;
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && profile.allowHttp)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `${parsed.protocol} is not allowed (https${profile.allowHttp ? ' or http' : ' only; allowHttp is off'})` });
+      continue;
+    }
+    if (!profile.allowedHosts.some((host) => sameHost(host, parsed))) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `${parsed.host} is not one of allowedHosts (${profile.allowedHosts.join(', ')})` });
+    }
+  }
 });
 export type PortalProfile = z.infer<typeof PortalProfile>;
+
+/** `host` (hostname or hostname:port) is the host and port of `url`. */
+function sameHost(host: string, url: URL): boolean {
+  const [name, port] = host.toLowerCase().split(':');
+  const defaultPort = url.protocol === 'https:' ? '443' : '80';
+  return name === url.hostname && (port ?? defaultPort) === (url.port || defaultPort);
+}
 export type PortalProfileInput = z.input<typeof PortalProfile>;

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { hostResolverRulesOf } from '../browser/chromium';
+import type { CommitGate } from './commit-gate';
 import { EgressProxy } from './egress-proxy';
 import { contextOptionsFor } from './watchdogs/context-options';
 import { denyAllPermissions, installPermissionReports } from './watchdogs/permissions';
@@ -59,6 +60,12 @@ export interface WatchdogOptions {
    * tests that try one lock alone; a run never does this.
    */
   withoutEgressLock?: boolean;
+  /**
+   * The run's commit gate: requests that can commit something wait for the clerk in the
+   * network lock, redirects to them are refused, and the egress proxy lets one through only
+   * when the network lock admitted it. Every run installs one.
+   */
+  gate?: CommitGate;
 }
 
 /** The guard at the browser layer, installed on one client's context. */
@@ -88,6 +95,7 @@ export async function installWatchdogs(context: BrowserContext, profile: PortalP
   }
   const emit = safeSink(report);
   egress?.reportTo(emit);
+  if (options.gate) egress?.useGate(options.gate);
   const workPages = new WorkPages(context);
   const disposers: (() => void | Promise<void>)[] = [];
 
@@ -97,10 +105,10 @@ export async function installWatchdogs(context: BrowserContext, profile: PortalP
   await denyAllPermissions(context);
   await installPermissionReports(context, emit);
   // Registered last, so it runs before any other route of the context.
-  disposers.push(await installNetworkLock(context, profile, emit, { isWorkPage: (page) => workPages.has(page) }));
+  disposers.push(await installNetworkLock(context, profile, emit, { isWorkPage: (page) => workPages.has(page), gate: options.gate }));
 
   const lockPage = async (page: Page): Promise<void> => {
-    disposers.push(await installRedirectLock(page, profile, emit));
+    disposers.push(await installRedirectLock(page, profile, emit, options.gate));
   };
   for (const page of context.pages()) await lockPage(page);
 

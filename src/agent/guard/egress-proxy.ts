@@ -2,6 +2,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Outgoi
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isAllowedUrl, shorten, type HostPolicy } from './allowed-hosts';
+import type { CommitGate } from './commit-gate';
 import { resolverTarget, type ResolverTarget } from './resolver-rules';
 import { hostOf, safeSink, type GuardEvent, type GuardEventSink } from './watchdogs/guard-event';
 
@@ -45,6 +46,7 @@ export class EgressProxy {
   private readonly recent = new Map<string, number>();
   private readonly tunnels = new Set<Socket | Duplex>();
   private refusedCount = 0;
+  private gate: CommitGate | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -77,6 +79,15 @@ export class EgressProxy {
     return this.refusedCount;
   }
 
+  /**
+   * Plain-http requests are judged by the run's commit gate too: one that can commit something
+   * passes only when the page's request routing admitted it (workers and pages as they unload
+   * never reach that routing). Tunnels (https) show the proxy only a host and port.
+   */
+  useGate(gate: CommitGate): void {
+    this.gate = gate;
+  }
+
   /** Reports refusals to `sink` from now on; refusals made before are reported first. */
   reportTo(sink: GuardEventSink): void {
     this.sink = safeSink(sink);
@@ -104,6 +115,11 @@ export class EgressProxy {
     const check = isAllowedUrl(address, this.profile);
     if (!check.ok) {
       this.refuse(`${req.method ?? 'GET'} ${address}`, address, `Stopped a ${req.method ?? 'GET'} request to ${hostOf(address)} at the egress lock: ${check.reason}`);
+      req.socket.destroy();
+      return;
+    }
+    if (this.gate && !this.gate.atEgress(req.method ?? 'GET', check.href).ok) {
+      this.refusedCount += 1;
       req.socket.destroy();
       return;
     }

@@ -6,7 +6,6 @@ import type { RunRecorder } from '../../shared/recorder';
 import type { ProgressRecord } from '../../shared/run';
 import { findApplicationInList } from '../portal/applications-list';
 import { fetchFromPortal } from '../portal/portal-fetch';
-import { findApplicationNumber } from '../portal/page-kind';
 
 const DRAFT_ID = /\bdraft (?:id|reference|number)[:\s#]*([A-Z0-9][A-Z0-9-]{2,40})/i;
 const MOVES_ON = /\b(continue|next|save and|proceed)\b/i;
@@ -62,12 +61,18 @@ export class ProgressTracker {
     await this.recorder.saveProgress(this.record);
   }
 
-  /** Notes a draft id or an application number the page shows. */
-  async observe(observation: Observation, profile: PortalProfile): Promise<void> {
+  /**
+   * Notes a draft id the page shows. An application number is never taken from a page here: the
+   * loop saves one only with proof (`applicationNumber`), since any page can print one.
+   */
+  async observe(observation: Observation): Promise<void> {
     const draft = DRAFT_ID.exec(observation.text)?.[1];
     if (draft && draft !== this.current.draftId && !this.current.applicationNumber) await this.save({ draftId: draft });
-    const number = findApplicationNumber(observation, profile);
-    if (number && number !== this.current.applicationNumber) await this.save({ applicationNumber: number });
+  }
+
+  /** A submission is about to leave (whatever sent it): written before it goes. */
+  async submitAttempted(): Promise<void> {
+    await this.save({ submitAttemptedAt: this.now().toISOString() });
   }
 
   async clicked(control: Control | undefined, observation: Observation): Promise<void> {

@@ -1,7 +1,10 @@
 import type { Page } from 'playwright-core';
 import { digest, sha256Hex } from '../../base/canonical-json';
-import { hasRef, type Action } from '../../shared/action';
+import { Action, hasRef, MAX_ACTIONS_PER_TURN } from '../../shared/action';
 import type { CaseFile } from '../../shared/case-file';
+import { heldRequestLine, type ApprovalDecision, type CarriedValueOrigin, type HeldRequest } from '../../shared/clerk';
+import type { CommitGate, GateRecord } from '../guard/commit-gate';
+import { firstUnseen } from '../portal/proof';
 import { SECRET_INPUT_KINDS, type ApprovalGate, type InputKind, type InputSource } from '../../shared/clerk';
 import type { Outcome } from '../../shared/outcome';
 import type { PortalProfile } from '../../shared/portal-profile';
@@ -61,6 +64,12 @@ export interface RunLoopOptions {
   loginStates?: LoginStateStore;
   /** Keeps the receipt fetched once the confirmation shows. */
   receipts?: ReceiptKeeper;
+  /**
+   * The run's commit gate (installed below the page by `installWatchdogs`): the loop answers its
+   * held requests (asking the clerk), tells it the page it is on and what is acting, and reads
+   * back what it sent or refused.
+   */
+  gate: CommitGate;
   now?: () => Date;
 }
 
@@ -116,6 +125,12 @@ export class RunLoop {
   private receiptKept = false;
   /** Cookie banners and survey dialogs code declined in this life of the run. */
   private interruptionsDeclined = 0;
+  /** Application numbers the portal showed before this run sent its submission: none of them proves it. */
+  private readonly numbersBeforeSubmission = new Set<string>();
+  /** The loop's own check before the final submit passed (applications list read): the next submission may go. */
+  private submissionCleared = false;
+  /** A request the gate held was denied: the run ends once the action that caused it is recorded. */
+  private denial: string | undefined;
 
   constructor(private readonly o: RunLoopOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...o.limits };
@@ -123,6 +138,12 @@ export class RunLoop {
     this.step = o.firstStep ?? 0;
     this.clerkValues = { ...o.clerkValues };
     this.progress = new ProgressTracker(o.recorder, o.caseFile, this.now, () => this.plainClerkValues());
+    o.gate.setJudge({
+      approve: (held, step) => this.approveRequest(held, step),
+      origin: (value) => this.originOf(value),
+      beforeSubmission: () => this.beforeSubmissionRequest(),
+    });
+    o.gate.onRecord((record) => this.gateRecord(record));
   }
 
   /** Something code saw outside the model's actions (a blocked pop-up, a dismissed dialog...). */
@@ -210,6 +231,9 @@ export class RunLoop {
 
   /** One turn of the loop, recorded as one step. */
   private async oneStep(): Promise<void> {
+    // A request the page sent on its own may still wait for the clerk: the page is read after the answer.
+    await this.o.gate.idle();
+    this.endIfDenied();
     const startedAt = this.now().toISOString();
     const read = await this.o.observer.read(this.o.page);
     const screenshot = await this.screenshot();
@@ -220,7 +244,9 @@ export class RunLoop {
     const afterSignIn = this.justSignedIn;
     this.justSignedIn = false;
 
-    await this.progress.observe(observation, this.o.profile);
+    await this.progress.observe(observation);
+    this.o.gate.setPage({ finalReview: isFinalReviewPage(observation, this.o.profile) });
+    if (this.o.gate.submissionsSent === 0) for (const number of applicationNumbersIn(observation, this.o.profile)) this.numbersBeforeSubmission.add(number);
 
     const challenge = detectBotChallenge(this.o.page, observation);
     if (challenge) {
@@ -248,7 +274,7 @@ export class RunLoop {
       const code = await this.askClerk('otp', 'The portal sent a one-time code to the client’s phone. Type the code.', null);
       if (code === null) throw new RunEnd({ status: 'failed', reason: 'The clerk did not type the one-time code' });
       this.addSecret(code);
-      const typed = await enterOneTimeCode(read, codeField, code);
+      const typed = await this.byCode('type the one-time code the clerk gave', () => enterOneTimeCode(read, codeField, code));
       this.note('otp', typed.ok ? `One-time code ${maskCode(code)} typed by code` : typed.message);
       await byCode('One-time code page: the clerk typed the code; code entered it. The model never sees the code.');
       this.notes.push('A one-time code was entered by code on the clerk’s behalf.');
@@ -264,9 +290,9 @@ export class RunLoop {
       }
     }
 
-    const confirmed = findApplicationNumber(observation, this.o.profile);
-    if (confirmed) {
-      await this.keepReceipt(observation, confirmed);
+    const proof = findApplicationNumber(observation, this.o.profile) ? await this.proofOnPage(read) : undefined;
+    if (proof?.ok) {
+      await this.keepReceipt(observation, proof.applicationNumber);
     } else if (!isConfirmationPage(observation, this.o.profile) && this.progress.mayHaveSubmitted && !this.listChecked && this.o.profile.applicationsUrl) {
       await this.checkEarlierSubmission(byCode);
     }
@@ -276,8 +302,9 @@ export class RunLoop {
     const planned = await this.decide(read, screenshot);
     const actions: StepAction[] = [];
     let end: RunEnd | undefined;
+    const { valid: turnActions, malformed } = validActions(planned.turn);
+    actions.push(...malformed);
     try {
-      const turnActions = planned.turn.actions;
       for (const [i, action] of turnActions.entries()) {
         const next = turnActions[i + 1];
         const moreTypingFollows = TYPING_ACTIONS.has(action.type) && next !== undefined && TYPING_ACTIONS.has(next.type);
@@ -291,7 +318,7 @@ export class RunLoop {
       end = err.end;
     }
     const ran = new Set(actions.map((a) => a.action));
-    for (const action of planned.turn.actions) {
+    for (const action of turnActions) {
       if (!ran.has(action)) actions.push(this.skipped(action, read));
     }
     await record({ reasoning: planned.turn.reasoning, model: planned.call, actions });
@@ -371,7 +398,7 @@ export class RunLoop {
     const action: Action = { type: 'click', ref: save.ref };
     const verdict = checkAction(action, this.guardContext(read));
     if (verdict.verdict !== 'allow') return false;
-    const outcome = await executeAction(this.o.page, read, action);
+    const outcome = await this.byCode(`save the draft with ${save.label}`, () => executeAction(this.o.page, read, action));
     this.note('draft_checkpoint', outcome.status === 'done' ? `Saved the draft as "${key}" opened` : `Saving the draft failed: ${outcome.message ?? outcome.status}`);
     await byCode('A new section opened: code saved the draft first, so a lost session resumes from here.', [{ action, element: save.label, verdict, outcome }]);
     return true;
@@ -388,8 +415,18 @@ export class RunLoop {
     const action: Action = { type: 'click', ref: found.control.ref };
     const verdict = checkAction(action, this.guardContext(read));
     if (verdict.verdict !== 'allow') return false;
+    const effect = found.effect;
+    if (effect.kind !== 'stays') {
+      // Code declines by itself only when what the button sends is free; anything else is the clerk's to approve.
+      const judged = this.o.gate.classify(effect.kind === 'submits' ? effect.method : 'GET', effect.url);
+      if (judged.kind !== 'free') {
+        this.interruptionsDeclined = MAX_INTERRUPTIONS;
+        this.note('interruption', `"${found.title}" covers the page, but its "${found.control.name}" button ${effect.kind === 'submits' ? 'sends a form to' : 'goes to'} ${effect.url} (${judged.reason}); code does not press it, the planner and the clerk decide`);
+        return false;
+      }
+    }
     this.interruptionsDeclined += 1;
-    const outcome = await executeAction(this.o.page, read, action);
+    const outcome = await this.byCode(`decline "${found.title}" with ${found.control.label}`, () => executeAction(this.o.page, read, action));
     this.note('interruption', outcome.status === 'done' ? `Declined "${found.title}" with "${found.control.name}"` : `Declining "${found.title}" failed: ${outcome.message ?? outcome.status}`);
     await byCode(`"${found.title}" covered the page: code declined it; the model is not asked.`, [{ action, element: found.control.label, verdict, outcome }]);
     return true;
@@ -467,12 +504,12 @@ export class RunLoop {
 
     switch (action.type) {
       case 'done': {
-        const number = findApplicationNumber(read.observation, this.o.profile);
-        const verdict: Verdict = { verdict: 'allow', rule: 'proof', reason: 'done is checked against the page' };
-        if (!number) {
-          return { ...base, verdict, outcome: { status: 'error', message: 'done refused: this page is not a confirmation page with an application number', ms: ms() } };
+        const proof = await this.proofOnPage(read);
+        const verdict: Verdict = { verdict: 'allow', rule: 'proof', reason: 'done is checked against the page and the requests this run sent' };
+        if (!proof.ok) {
+          return { ...base, verdict, outcome: { status: 'error', message: `done refused: ${proof.reason}`, ms: ms() } };
         }
-        await this.progress.applicationNumber(number);
+        const number = proof.applicationNumber;
         throw new RunEndWithAction(
           { ...base, verdict, outcome: { status: 'done', message: `proof: ${number}`, ms: ms() } },
           new RunEnd({ status: 'done', reason: `Submitted: application number ${number}`, applicationNumber: number }),
@@ -547,11 +584,34 @@ export class RunLoop {
         return { ...base, verdict, approval, outcome: { status: 'skipped', message, ms: ms() } };
       }
       this.listFailures = 0;
+      this.submissionCleared = true;
     }
 
     const value = action.type === 'fill' || action.type === 'select' ? resolveValue(action, this.guardContext(read)) : undefined;
-    const outcome: Outcome = await executeAction(this.o.page, read, action, value, moreTypingFollows ? { settle: { moreTypingFollows } } : {});
-    if (outcome.status === 'done' && action.type === 'click') await this.progress.clicked(read.control(action.ref), read.observation);
+    const control = hasRef(action) ? read.control(action.ref) : undefined;
+    let outcome: Outcome;
+    try {
+      outcome = await this.o.gate.during(
+        { step: this.step, description: describe(action, element), approved: approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined },
+        async () => {
+          const done = await executeAction(this.o.page, read, action, value, moreTypingFollows ? { settle: { moreTypingFollows } } : {});
+          // What the action sent may still wait for the clerk: its outcome is known once the clerk answered.
+          await this.o.gate.idle();
+          return done;
+        },
+      );
+    } finally {
+      this.submissionCleared = false;
+    }
+    if (this.denial) {
+      const reason = this.denial;
+      this.denial = undefined;
+      throw new RunEndWithAction(
+        { ...base, verdict, approval, outcome: { status: 'denied', message: reason, ms: ms() } },
+        new RunEnd({ status: 'failed', reason }),
+      );
+    }
+    if (outcome.status === 'done' && action.type === 'click') await this.progress.clicked(control, read.observation);
     return { ...base, verdict, approval, outcome };
   }
 
@@ -614,7 +674,7 @@ export class RunLoop {
       });
     }
     this.addSecret(credentials.password);
-    const result = await signIn(read, this.o.profile, credentials);
+    const result = await this.byCode('sign in from the vault', () => signIn(read, this.o.profile, credentials));
     this.note('sign_in', result.message);
     if (result.retry) return;
     if (!result.ok) throw new RunEnd({ status: 'failed', reason: result.message });
@@ -629,6 +689,101 @@ export class RunLoop {
     if (action.type !== 'click') return false;
     const control = read.control(action.ref);
     return !!control && SUBMIT_WORD.test(control.name) && isFinalReviewPage(read.observation, this.o.profile);
+  }
+
+  /**
+   * Code's own handling (sign-in, a code, a banner, a checkpoint) acting on the page: what it
+   * sends goes through the commit gate like anything else, attributed to code, never pre-approved.
+   * A request of it the clerk denies ends the run.
+   */
+  private async byCode<T>(description: string, act: () => Promise<T>): Promise<T> {
+    const result = await this.o.gate.during({ step: this.step, description: `code: ${description}`, approved: false }, async () => {
+      const done = await act();
+      await this.o.gate.idle();
+      return done;
+    });
+    return result;
+  }
+
+  /** Ends the run when the clerk denied a request the gate held (sent by the page or by code). */
+  private endIfDenied(): void {
+    if (!this.denial) return;
+    const reason = this.denial;
+    this.denial = undefined;
+    throw new RunEnd({ status: 'failed', reason });
+  }
+
+  /** Every non-free request the gate judged goes in the step log; a denial ends the run. */
+  private gateRecord(record: GateRecord): void {
+    this.note(record.type, record.detail);
+    if (record.type === 'commit_denied' && !this.denial) {
+      this.denial = `Denied by ${record.decision?.by ?? 'the clerk'}: ${heldRequestLine(record)} was not sent`;
+    }
+  }
+
+  /** The clerk approves or denies one request the commit gate holds. */
+  private async approveRequest(held: HeldRequest, step: number | null): Promise<ApprovalDecision> {
+    const redacted = this.secrets.redact(held);
+    await this.setStatus('awaiting_approval', `Waiting for approval: send ${heldRequestLine(redacted)} (${redacted.reason})`);
+    try {
+      const decision = await this.o.approvals.request({
+        runId: this.o.runId,
+        step: step ?? this.step,
+        request: redacted,
+        verdict: { verdict: 'needs_approval', rule: `commit-gate:${held.rule}`, reason: redacted.reason },
+        screenshotBase64: Buffer.from((await this.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
+      });
+      if (decision.decision === 'approve') this.approvalsGiven += 1;
+      return decision;
+    } finally {
+      await this.setStatus('running');
+    }
+  }
+
+  /** Where a value a held request carries came from. */
+  private originOf(value: string): { origin: CarriedValueOrigin; field?: string } {
+    if (value === '') return { origin: 'not_from_case' };
+    for (const [field, v] of Object.entries(this.o.caseFile.fields)) {
+      if (v !== null && v !== undefined && String(v) === value) return { origin: 'case', field };
+    }
+    for (const [field, v] of Object.entries(this.clerkValues)) if (v === value) return { origin: 'clerk', field };
+    return { origin: 'not_from_case' };
+  }
+
+  /**
+   * Right before an approved submission leaves, whatever sent it: never a second one before the
+   * applications list was checked, and the progress record says a submission was attempted first.
+   */
+  private async beforeSubmissionRequest(): Promise<{ send: true } | { send: false; reason: string }> {
+    if (this.submissionCleared) {
+      this.submissionCleared = false;
+      return { send: true };
+    }
+    if (this.progress.mayHaveSubmitted) {
+      return { send: false, reason: 'a submission of this case may already have gone through, and nothing is submitted again before the applications list is checked' };
+    }
+    await this.progress.submitAttempted();
+    return { send: true };
+  }
+
+  /**
+   * Proof of `done` on this page: a confirmation page (the profile's words) with an application
+   * number, both visibly on the page, reached after this run sent an approved submission, and a
+   * number the portal had not shown before that submission.
+   */
+  private async proofOnPage(read: PageRead): Promise<{ ok: true; applicationNumber: string } | { ok: false; reason: string }> {
+    const number = findApplicationNumber(read.observation, this.o.profile);
+    if (!number) return { ok: false, reason: 'this page is not a confirmation page with an application number' };
+    if (this.o.gate.submissionsSent === 0) {
+      return { ok: false, reason: `the page shows ${number}, but this run has sent no approved submission, so it proves nothing` };
+    }
+    if (this.numbersBeforeSubmission.has(number)) {
+      return { ok: false, reason: `${number} was on the portal's pages before this run's submission, so it is not this submission's number` };
+    }
+    const unseen = await firstUnseen(this.o.page, [number, this.o.profile.confirmation.pageContains]);
+    if (unseen !== null) return { ok: false, reason: `“${unseen}” is not visibly on the page (hidden text is no proof)` };
+    await this.progress.applicationNumber(number);
+    return { ok: true, applicationNumber: number };
   }
 
   private skipped(action: Action, read: PageRead): StepAction {
@@ -676,6 +831,55 @@ export class RunLoop {
     this.o.listener?.step?.(step);
     this.step += 1;
   }
+}
+
+/** Every match of the profile's application-number pattern on the page (its text and headings). */
+function applicationNumbersIn(observation: PageRead['observation'], profile: PortalProfile): string[] {
+  const pattern = new RegExp(profile.confirmation.applicationNumberPattern, 'g');
+  const found: string[] = [];
+  for (const text of [observation.title, ...observation.headings, observation.text]) {
+    for (const match of text.matchAll(pattern)) {
+      found.push(match[1] ?? match[0]);
+      if (found.length >= 50) return found;
+    }
+  }
+  return found;
+}
+
+/**
+ * The planner's actions checked against the action schema, whatever the planner: a malformed
+ * one is recorded as a blocked step action (never run, never a store error).
+ */
+function validActions(turn: unknown): { valid: Action[]; malformed: StepAction[] } {
+  const listed = turn && typeof turn === 'object' && Array.isArray((turn as { actions?: unknown }).actions) ? ((turn as { actions: unknown[] }).actions) : [turn];
+  const valid: Action[] = [];
+  const malformed: StepAction[] = [];
+  for (const candidate of listed) {
+    const parsed = Action.safeParse(candidate);
+    if (parsed.success) {
+      valid.push(candidate as Action);
+      continue;
+    }
+    let shown: string;
+    try {
+      shown = JSON.stringify(candidate) ?? String(candidate);
+    } catch {
+      shown = String(candidate);
+    }
+    const problem = parsed.error.issues[0];
+    const reason = `The planner proposed a malformed action (${problem ? `${problem.path.join('.') || 'action'}: ${problem.message}` : 'invalid'}): ${shown.slice(0, 200)}`;
+    malformed.push({
+      action: { type: 'fail', reason: reason.slice(0, 500) },
+      verdict: { verdict: 'block', rule: 'schema', reason: 'The action does not match the action schema; nothing was done.' },
+      outcome: { status: 'blocked', message: 'not run: malformed', ms: 0 },
+    });
+  }
+  if (valid.length > MAX_ACTIONS_PER_TURN) {
+    for (const extra of valid.splice(MAX_ACTIONS_PER_TURN)) {
+      malformed.push({ action: extra, verdict: { verdict: 'block', rule: 'schema', reason: `More than ${MAX_ACTIONS_PER_TURN} actions in one turn; this one was not run.` }, outcome: { status: 'blocked', message: 'not run: over the action cap', ms: 0 } });
+    }
+  }
+  return { valid, malformed };
 }
 
 class RunEndWithAction extends Error {

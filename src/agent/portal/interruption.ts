@@ -27,6 +27,12 @@ export interface Interruption {
   control: Control;
   /** The dialog's title, for the step log: "Cookies on this service". */
   title: string;
+  /**
+   * What pressing it does, as the page's markup says: stays on the page, sends a form (its
+   * method and action), or follows a link. Code declines by itself only when the request it
+   * causes is free; the commit gate judges that request again when it leaves.
+   */
+  effect: { kind: 'stays' } | { kind: 'submits'; method: string; url: string } | { kind: 'navigates'; url: string };
 }
 
 /** A modal dialog over the page with a declining button, or null. Answers in milliseconds. */
@@ -39,16 +45,23 @@ export async function findInterruption(read: PageRead): Promise<Interruption | n
   for (const { control } of candidates) {
     const element = await read.resolve(control.ref);
     if (!element) continue;
-    const title = await element
+    const found = await element
       .evaluate((el) => {
         const dialog = el.closest('[role=dialog][aria-modal=true], [role=alertdialog][aria-modal=true], dialog[open]');
         if (!dialog) return null;
         const labelledBy = dialog.getAttribute('aria-labelledby');
         const named = labelledBy ? document.getElementById(labelledBy)?.textContent : dialog.getAttribute('aria-label');
-        return (named ?? dialog.querySelector('h1, h2, h3')?.textContent ?? 'a dialog').trim().replace(/\s+/g, ' ').slice(0, 120);
+        const title = (named ?? dialog.querySelector('h1, h2, h3')?.textContent ?? 'a dialog').trim().replace(/\s+/g, ' ').slice(0, 120);
+        const button = el as HTMLButtonElement & HTMLInputElement;
+        const form = button.form ?? null;
+        const submits = form !== null && ((el.tagName === 'BUTTON' && (button.type || 'submit') === 'submit') || (el.tagName === 'INPUT' && ['submit', 'image'].includes(button.type)));
+        if (submits) return { title, effect: { kind: 'submits' as const, method: (button.formMethod || form.method || 'get').toUpperCase(), url: button.formAction || form.action } };
+        const link = el.closest('a[href]') as HTMLAnchorElement | null;
+        if (link && !/^(javascript:|#)/i.test(link.getAttribute('href') ?? '')) return { title, effect: { kind: 'navigates' as const, url: link.href } };
+        return { title, effect: { kind: 'stays' as const } };
       })
       .catch(() => null);
-    if (title !== null) return { control, title };
+    if (found !== null) return { control, ...found };
   }
   return null;
 }

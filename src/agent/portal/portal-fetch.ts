@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { isAllowedUrl } from '../guard/allowed-hosts';
+import { classifyRequest } from '../guard/request-class';
 import { errorText } from '../../base/error-text';
 
 /**
@@ -23,6 +24,9 @@ export const MAX_FETCH_BYTES = 10 * 1024 * 1024;
 export async function fetchFromPortal(page: Page, url: string, profile: PortalProfile): Promise<PortalFetch> {
   const check = isAllowedUrl(url, profile, page.url());
   if (!check.ok) return { ok: false, reason: `not on the portal's hosts: ${check.reason}` };
+  // Code's own requests are judged by their effect like any other: code never fetches an address that commits.
+  const judged = classifyRequest({ method: 'GET', url: check.href }, profile, { finalReview: false });
+  if (judged.kind !== 'free') return { ok: false, reason: `not fetched by code: ${judged.reason}` };
   try {
     const response = await page.request.get(check.href, { timeout: 15_000, maxRedirects: 0 });
     return answer(check.href, response.status(), response.headers()['content-type'] ?? '', await response.body());

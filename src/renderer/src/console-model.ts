@@ -128,7 +128,7 @@ function mergeSteps(a: readonly StepRecord[], b: readonly StepRecord[]): StepRec
 
 /** What a run asks the clerk, so a second question on the same run notifies again; null when it asks nothing. */
 function pendingKey(view: RunView): string | null {
-  if (view.pendingApproval) return `approval:${view.pendingApproval.step}:${JSON.stringify(view.pendingApproval.action)}`;
+  if (view.pendingApproval) return `approval:${view.pendingApproval.step}:${JSON.stringify(view.pendingApproval.action ?? view.pendingApproval.request?.url)}`;
   if (view.pendingInput) return `input:${view.pendingInput.step}:${view.pendingInput.kind}`;
   return null;
 }

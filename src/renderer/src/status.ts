@@ -1,3 +1,4 @@
+import { heldRequestLine } from '../../shared/clerk';
 import type { RunView } from '../../shared/console-api';
 import type { RunStatus } from '../../shared/run';
 
@@ -37,7 +38,7 @@ export function isBotChallenge(view: RunView): boolean {
 export function reasonLine(view: RunView): string {
   if (view.pendingApproval) {
     const a = view.pendingApproval;
-    return `Approve or deny: ${a.element ?? a.action.type}`;
+    return `Approve or deny: ${a.request ? heldRequestLine(a.request) : (a.element ?? a.action?.type ?? 'an action')}`;
   }
   if (view.pendingInput) return view.pendingInput.kind === 'otp' ? 'Type the one-time code the client received' : view.pendingInput.question;
   const run = view.run;

@@ -1,6 +1,7 @@
 import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
 import type { PortalProfile } from '../../../shared/portal-profile';
 import { isAllowedUrl } from '../allowed-hosts';
+import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 
 export interface NetworkLockOptions {
@@ -9,6 +10,11 @@ export interface NetworkLockOptions {
    * its address, so a pop-up never loads anything before the pop-up watchdog closes it.
    */
   isWorkPage?: (page: Page) => boolean;
+  /**
+   * The run's commit gate: a request on the portal's addresses that can commit something waits
+   * here (the route stays paused) until the clerk decides; it reports what it did itself.
+   */
+  gate?: CommitGate;
 }
 
 /**
@@ -49,6 +55,13 @@ export async function installNetworkLock(
       const page = pageOf(request);
       if (!page || !options.isWorkPage(page)) refusal = 'it was to open in a pop-up window, and Portal Desk works in one window only';
     }
+    if (!refusal && options.gate) {
+      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType: request.headers()['content-type'] });
+      if (!admission.ok) {
+        await route.abort('blockedbyclient').catch(() => undefined);
+        return;
+      }
+    }
     if (!refusal) {
       await route.fallback().catch(() => undefined);
       return;
@@ -72,6 +85,15 @@ export async function installNetworkLock(
   return async () => {
     await context.unroute('**/*', handler).catch(() => undefined);
   };
+}
+
+/** The request's body as text (a form, JSON), or null; binary bodies are read as latin-1. */
+function postDataOf(request: Request): string | null {
+  try {
+    return request.postData();
+  } catch {
+    return request.postDataBuffer()?.toString('latin1') ?? null;
+  }
 }
 
 /** A socket address judged as the page address it upgrades from (ws → http, wss → https). */

@@ -1,13 +1,14 @@
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import type { PortalProfile } from '../../../shared/portal-profile';
 import { isAllowedUrl } from '../allowed-hosts';
+import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 interface PausedResponse {
   requestId: string;
-  request: { url: string };
+  request: { url: string; method?: string };
   resourceType: string;
   responseStatusCode?: number;
   responseHeaders?: { name: string; value: string }[];
@@ -27,7 +28,7 @@ interface PausedResponse {
  * is the one hop this watchdog can miss. (The egress lock, the context's proxy, sees every hop
  * as a request of its own and closes that gap.)
  */
-export async function installRedirectLock(page: Page, profile: PortalProfile, report: GuardEventSink): Promise<() => Promise<void>> {
+export async function installRedirectLock(page: Page, profile: PortalProfile, report: GuardEventSink, gate?: CommitGate): Promise<() => Promise<void>> {
   const emit = safeSink(report);
   const context = page.context();
   const frameSessions = new Map<Frame, Promise<CDPSession | undefined>>();
@@ -47,6 +48,12 @@ export async function installRedirectLock(page: Page, profile: PortalProfile, re
           url: target,
           detail: `Stopped a redirect from ${hostOf(event.request.url)} to ${hostOf(target)}${document ? '' : ` (${event.resourceType.toLowerCase()})`}: ${check.reason}`,
         });
+        return;
+      }
+      // Same host, but a hop to an address that commits something is refused: a redirect carries no approval.
+      const method = status === 307 || status === 308 ? (event.request.method ?? 'GET') : 'GET';
+      if (gate && !gate.redirect(method, check.href).ok) {
+        await session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
         return;
       }
     }

@@ -177,7 +177,7 @@ export const POWER: PortalSpec = {
         ],
       },
       {
-        slug: 'confirm',
+        slug: 'preferences',
         title: 'Preferences & confirmation',
         items: [{ group: 'Preferences', keys: ['transfer_security_deposit', 'paperless_billing'] }, 'declaration_no_dues', 'declaration_accepted'],
       },

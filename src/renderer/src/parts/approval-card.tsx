@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { ApprovalRequest } from '../../../shared/clerk';
-import { describeAction } from '../action-text';
+import { heldRequestLine, type ApprovalRequest, type HeldRequest } from '../../../shared/clerk';
+import { approvalSubject } from '../approval-text';
 import { Lightbox } from './lightbox';
 
 /**
@@ -38,13 +38,25 @@ export function ApprovalCard({ request, onDecide }: { request: ApprovalRequest; 
 
   return (
     <section className="card card-waiting approval-card" aria-label="Approval needed">
-      <h2>Approve this action?</h2>
+      <h2>{request.request ? 'Approve sending this request?' : 'Approve this action?'}</h2>
       <div className="approval-grid">
         <div>
-          <p className="approval-element">{request.element ?? describeAction(request.action, undefined)}</p>
-          <p className="approval-action">
-            The agent wants to <strong>{describeAction(request.action, request.element)}</strong> (step {request.step}).
-          </p>
+          {request.request ? (
+            <>
+              <p className="approval-element">{heldRequestLine(request.request)}</p>
+              <p className="approval-action">
+                Sent by <strong>{request.request.cause}</strong> (step {request.step}). Nothing has been sent yet.
+              </p>
+              <CarriedValues request={request.request} />
+            </>
+          ) : (
+            <>
+              <p className="approval-element">{request.element ?? approvalSubject(request)}</p>
+              <p className="approval-action">
+                The agent wants to <strong>{approvalSubject(request)}</strong> (step {request.step}).
+              </p>
+            </>
+          )}
           <p className="approval-reason">
             <span className="label">Why it asks</span> {request.verdict.reason}
             <span className="rule"> · guard rule “{request.verdict.rule}”</span>
@@ -72,6 +84,30 @@ export function ApprovalCard({ request, onDecide }: { request: ApprovalRequest; 
       </div>
       {enlarged && shot && <Lightbox src={shot} alt="The portal page when approval was asked" onClose={() => setEnlarged(false)} />}
     </section>
+  );
+}
+
+/** Every value the held request carries, with where it came from; values not from the case stand out. */
+function CarriedValues({ request }: { request: HeldRequest }) {
+  if (request.values.length === 0) return <p className="approval-values-none">It carries no form values.</p>;
+  const strangers = request.values.filter((v) => v.origin === 'not_from_case').length;
+  return (
+    <div className="approval-values">
+      <p className="label">
+        What it sends{strangers > 0 ? ` — ${strangers} value${strangers === 1 ? '' : 's'} not from the case` : ''}
+      </p>
+      <table>
+        <tbody>
+          {request.values.map((v, i) => (
+            <tr key={i} className={v.origin === 'not_from_case' ? 'value-stranger' : undefined}>
+              <th scope="row">{v.name}</th>
+              <td>{v.value}</td>
+              <td>{v.origin === 'case' ? `case: ${v.field ?? ''}` : v.origin === 'clerk' ? `your answer${v.field ? `: ${v.field}` : ''}` : 'not from the case'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

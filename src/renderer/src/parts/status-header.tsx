@@ -1,6 +1,6 @@
 import type { RunView } from '../../../shared/console-api';
 import type { StepRecord } from '../../../shared/run';
-import { describeAction } from '../action-text';
+import { approvalSubject } from '../approval-text';
 import { caseValues } from '../case-values';
 import { isBotChallenge, reasonLine, statusLook } from '../status';
 import { pageName, timeOf } from './step-entry';
@@ -17,7 +17,7 @@ export function StatusHeader({ view, lastStep }: { view: RunView; lastStep: Step
     detail = lastStep ? `The agent is working · last page read: ${pageName(lastStep)} (step #${lastStep.index})` : 'Opening the portal…';
   } else if (view.pendingApproval || run.status === 'awaiting_approval') {
     headline = 'Waiting for you — approve or deny';
-    if (view.pendingApproval) detail = describeAction(view.pendingApproval.action, view.pendingApproval.element);
+    if (view.pendingApproval) detail = approvalSubject(view.pendingApproval);
   } else if (view.pendingInput || run.status === 'awaiting_input') {
     headline = view.pendingInput?.kind === 'otp' ? 'Waiting for you — one-time code' : 'Waiting for you — an answer';
   } else if (run.status === 'done') {

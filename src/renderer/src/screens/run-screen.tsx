@@ -47,7 +47,7 @@ export function RunScreen({ runId }: { runId: string }) {
       {problem && <p className="banner banner-failed">{problem}</p>}
       {view.pendingApproval && (
         <ApprovalCard
-          key={`${view.pendingApproval.step}-${JSON.stringify(view.pendingApproval.action)}`}
+          key={`${view.pendingApproval.step}-${JSON.stringify(view.pendingApproval.action ?? view.pendingApproval.request?.url)}`}
           request={view.pendingApproval}
           onDecide={(decision, note) => act(() => model.api.decide({ runId, decision, ...(note ? { note } : {}) }))}
         />

@@ -1,0 +1,265 @@
+import type { CarriedValueOrigin, HeldRequest } from '../../shared/clerk';
+import type { PortalProfile } from '../../shared/portal-profile';
+import { shorten } from './allowed-hosts';
+import { classifyRequest, type PageState, type RequestClass } from './request-class';
+import { carriedValues } from './request-values';
+
+/**
+ * The commit gate: the safety promise held below the page. Every request of a run's context
+ * passes here (the page's request routing calls `admit`, the redirect lock `redirect`, the
+ * egress proxy `atEgress`, code's own fetches `classify`), and a request that can commit
+ * something waits for the clerk's approval of that request, whatever caused it: a planner's
+ * action, code's own handling (banners, sign-in, checkpoints), a page script, a redirect, a
+ * frame. Forbidden paths are refused even when approved. Approved, a request goes through once.
+ *
+ * An action the clerk already approved pre-approves the one commit request it causes (`during`
+ * with `approved: true`), so an ordinary form still needs exactly one approval.
+ */
+
+/** What is doing things on the page right now, for the approval card and pre-approval. */
+export interface Cause {
+  step: number;
+  /** `click button "Submit application"` */
+  description: string;
+  /** The clerk approved this action: it pre-approves the one commit request it causes. */
+  approved: boolean;
+  /** Where the action should send its request (a link's href, a form's action), where known. */
+  expectedUrl?: string;
+}
+
+export interface GateDecision {
+  decision: 'approve' | 'deny';
+  by: string;
+  note?: string;
+}
+
+/** What the gate did with one request that was not free, for the step log and the audit trail. */
+export interface GateRecord {
+  type: 'commit_approved' | 'commit_pre_approved' | 'commit_denied' | 'commit_refused' | 'request_forbidden';
+  method: string;
+  url: string;
+  rule: string;
+  /** One line a clerk understands. */
+  detail: string;
+  submission: boolean;
+  step: number | null;
+  decision?: GateDecision;
+}
+
+/** The run's side of the gate: asks the clerk, says where values come from, checks before a submission. */
+export interface GateJudge {
+  /** Asks the clerk about one held request. */
+  approve(held: HeldRequest, step: number | null): Promise<GateDecision>;
+  /** Where a value came from: a case field, a clerk answer, or not from the case. */
+  origin(value: string): { origin: CarriedValueOrigin; field?: string };
+  /**
+   * Called before an approved submission leaves: answers whether it may (no earlier submission
+   * that may have gone through, the progress record written first).
+   */
+  beforeSubmission(): Promise<{ send: true } | { send: false; reason: string }>;
+}
+
+export interface AdmitRequest {
+  method: string;
+  url: string;
+  postData: string | null;
+  contentType?: string;
+}
+
+export type Admission = { ok: true } | { ok: false; reason: string };
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** A request the route let through, which the egress proxy will then see: good for this long. */
+const TICKET_MS = 15_000;
+
+export class CommitGate {
+  private judge: GateJudge | undefined;
+  private page: PageState = { finalReview: false };
+  private cause: (Cause & { used: boolean }) | undefined;
+  private readonly records: GateRecord[] = [];
+  private readonly tickets = new Map<string, number>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private sent = 0;
+  private listener: ((record: GateRecord) => void) | undefined;
+
+  constructor(private readonly profile: PortalProfile) {}
+
+  /** The run that answers for held requests. Until one is set, every commit request is refused. */
+  setJudge(judge: GateJudge): void {
+    this.judge = judge;
+  }
+
+  /** Called with every record as it is made (the run's step log). */
+  onRecord(listener: (record: GateRecord) => void): void {
+    this.listener = listener;
+  }
+
+  /** What the run last read of its work page. */
+  setPage(state: PageState): void {
+    this.page = { ...state };
+  }
+
+  /** The class of a request right now (pure but for the page state). */
+  classify(method: string, url: string): RequestClass {
+    return classifyRequest({ method, url }, this.profile, this.page);
+  }
+
+  /** Runs `act` with `cause` as what is doing things on the page; requests it sends are attributed to it. */
+  async during<T>(cause: Cause, act: () => Promise<T>): Promise<T> {
+    const previous = this.cause;
+    this.cause = { ...cause, used: false };
+    try {
+      return await act();
+    } finally {
+      this.cause = previous;
+    }
+  }
+
+  /** Approved submissions this run sent (in this life of the run). */
+  get submissionsSent(): number {
+    return this.sent;
+  }
+
+  /** Resolves once no request waits for the clerk. */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** Records made since the last call (denials end the run; every record goes in the step log). */
+  takeRecords(): GateRecord[] {
+    return this.records.splice(0);
+  }
+
+  /**
+   * The page's request routing asks: may this request go? Free requests go at once; forbidden
+   * ones never; commit requests wait for the clerk (or the approval of the action that caused them).
+   */
+  async admit(request: AdmitRequest): Promise<Admission> {
+    const judged = this.classify(request.method, request.url);
+    if (judged.kind === 'free') {
+      // The egress proxy sees this request next, maybe after the page state moved on: it passes there too.
+      if (!READ_METHODS.has(request.method.toUpperCase())) this.tickets.set(ticketKey(request.method, request.url), Date.now() + TICKET_MS);
+      return { ok: true };
+    }
+    const step = this.cause?.step ?? null;
+    if (judged.kind === 'forbidden') {
+      this.record({ type: 'request_forbidden', method: request.method, url: request.url, rule: judged.rule, detail: `Refused ${request.method} ${shorten(request.url)}: ${judged.reason}`, submission: false, step });
+      return { ok: false, reason: judged.reason };
+    }
+    const work = this.hold(request, judged, step);
+    this.pending.add(work);
+    try {
+      return await work;
+    } finally {
+      this.pending.delete(work);
+    }
+  }
+
+  /** A redirect hop never carries an approval: one to a commit or forbidden address is refused. */
+  redirect(method: string, location: string): Admission {
+    const judged = this.classify(method, location);
+    if (judged.kind === 'free') return { ok: true };
+    const detail = `Refused a redirect to ${method} ${shorten(location)}: ${judged.reason}; a redirect cannot carry the clerk's approval`;
+    this.record({ type: judged.kind === 'forbidden' ? 'request_forbidden' : 'commit_refused', method, url: location, rule: judged.rule, detail, submission: false, step: this.cause?.step ?? null });
+    return { ok: false, reason: judged.reason };
+  }
+
+  /**
+   * The egress proxy asks about a plain-http request it is about to forward (it sees every
+   * request of the context, including those of workers and of pages as they unload, which the
+   * page's routing never sees). A commit request passes only with the ticket `admit` left for it.
+   */
+  atEgress(method: string, url: string): Admission {
+    const judged = this.classify(method, url);
+    const key = ticketKey(method, url);
+    const until = this.tickets.get(key);
+    if (judged.kind !== 'forbidden' && until !== undefined && until >= Date.now()) {
+      this.tickets.delete(key);
+      return { ok: true };
+    }
+    if (judged.kind === 'free') return { ok: true };
+    const detail = `Refused ${method} ${shorten(url)} at the egress lock: ${judged.reason}; it did not come through the page's request routing, where the clerk approves such requests`;
+    this.record({ type: judged.kind === 'forbidden' ? 'request_forbidden' : 'commit_refused', method, url, rule: judged.rule, detail, submission: false, step: this.cause?.step ?? null });
+    return { ok: false, reason: judged.reason };
+  }
+
+  private async hold(request: AdmitRequest, judged: Extract<RequestClass, { kind: 'commit' }>, step: number | null): Promise<Admission> {
+    const { method, url } = request;
+    const base = { method, url, rule: judged.rule, submission: judged.submission, step };
+    const judge = this.judge;
+    if (!judge) {
+      this.record({ ...base, type: 'commit_refused', detail: `Refused ${method} ${shorten(url)}: ${judged.reason}; no clerk is attached to the run yet` });
+      return { ok: false, reason: judged.reason };
+    }
+    const cause = this.cause;
+    let decision: GateDecision | undefined;
+    if (cause && cause.approved && !cause.used && (cause.expectedUrl === undefined || sameAddress(cause.expectedUrl, url))) {
+      cause.used = true;
+      decision = { decision: 'approve', by: 'the clerk, with the action that sent it' };
+    } else {
+      const held: HeldRequest = {
+        method,
+        url,
+        rule: judged.rule,
+        reason: judged.reason,
+        cause: cause ? `${cause.description} (step ${cause.step}${cause.approved ? ', approved for another request' : ', allowed without approval'})` : 'the page itself (a script, a form, a timer or a redirect), not an action of the agent',
+        values: carriedValues(url, request.postData, request.contentType).map((v) => ({ ...v, ...judge.origin(v.value) })),
+      };
+      try {
+        decision = await judge.approve(held, step);
+      } catch (err) {
+        decision = { decision: 'deny', by: 'code', note: `the approval could not be asked (${err instanceof Error ? err.message : String(err)})` };
+      }
+    }
+    if (decision.decision === 'deny') {
+      this.record({ ...base, type: 'commit_denied', decision, detail: `Denied by ${decision.by}: ${method} ${shorten(url)} was not sent (${judged.reason})` });
+      return { ok: false, reason: `denied by ${decision.by}` };
+    }
+    if (judged.submission) {
+      const check = await judge.beforeSubmission().catch((err: unknown) => ({ send: false as const, reason: err instanceof Error ? err.message : String(err) }));
+      if (!check.send) {
+        this.record({ ...base, type: 'commit_refused', decision, detail: `Not sent: ${method} ${shorten(url)}: ${check.reason}` });
+        return { ok: false, reason: check.reason };
+      }
+      this.sent += 1;
+    }
+    this.tickets.set(ticketKey(method, url), Date.now() + TICKET_MS);
+    const type = decision.by === 'the clerk, with the action that sent it' ? 'commit_pre_approved' : 'commit_approved';
+    this.record({ ...base, type, decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})` });
+    return { ok: true };
+  }
+
+  private record(record: GateRecord): void {
+    this.records.push(record);
+    try {
+      this.listener?.(record);
+    } catch {
+      // The listener's failure does not undo what the gate decided.
+    }
+  }
+}
+
+function ticketKey(method: string, url: string): string {
+  return `${method.toUpperCase()} ${withoutHash(url)}`;
+}
+
+function withoutHash(url: string): string {
+  try {
+    const u = new URL(url);
+    u.hash = '';
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
+/** Two addresses name the same endpoint: origin and path (a GET form adds its query; a fragment is not sent). */
+function sameAddress(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.origin === y.origin && x.pathname === y.pathname;
+  } catch {
+    return false;
+  }
+}
