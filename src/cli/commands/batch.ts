@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
 import { ConfigFileError } from '../../agent/case/config-file-error';
@@ -9,11 +10,13 @@ import { loadBatchEntries } from '../../service/batch-entries';
 import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
 import { createPlanner } from '../../service/planners';
 import type { CaseFile } from '../../shared/case-file';
-import { defaultDbPath, openStore } from '../../store';
-import { CredentialChain, openVault } from '../../vault';
-import { oneOf, parseCommandArgs, positiveInt } from '../args';
+import { defaultDbPath } from '../../store';
+import { CredentialChain } from '../../vault';
+import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
+import { openCommandStore } from '../store-opening';
+import { openCommandVault } from '../vault-opening';
 import { runningLab } from './run';
 
 const HELP = `portal-desk batch DIR|FILE... [options]
@@ -33,7 +36,8 @@ be used is reported in one line and the others run. A summary table ends the bat
   --otp-command CMD           a shell command that prints a one-time code (tests; PORTAL_DESK_RUN_ID names the run)
   --json                      print the runs and the summary as JSON on stdout (the table goes to stderr)
 
-Exit code 0 when every case file ran to done; 1 when any did not or was refused; 2 on bad options.`;
+Exit code 0 when every case file ran to done; 1 when any did not or was refused; 2 on bad options,
+a path that does not exist, a store or vault that cannot be used, or when no case file could run.`;
 
 const PLANNERS = ['rules', 'anthropic'] as const;
 
@@ -61,6 +65,8 @@ export async function batchCommand(args: string[]): Promise<number> {
   const approveMode = oneOf('approve', values.approve, ['ask', 'all', 'none'] as const, 'ask');
   const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
 
+  const missing = positionals.find((p) => !existsSync(p));
+  if (missing !== undefined) throw new UsageError(`no such file or folder: ${shownArg(missing)}`);
   const entries = loadBatchEntries(positionals);
   if (entries.length === 0) throw new UsageError(`no case files (*.json) in ${positionals.join(', ')}`);
   const firstCase = entries.find((e): e is { source: string; caseFile: CaseFile } => 'caseFile' in e);
@@ -79,14 +85,14 @@ export async function batchCommand(args: string[]): Promise<number> {
     // Nothing can run: say why for each file, and open no store, vault or browser.
     const outcomes = entries.map((entry) => refusedOutcome(entry as { source: string; problem: string }));
     for (const outcome of outcomes) log(outcomeLine(outcome));
-    return report(outcomes, Date.now(), values.json ?? false, undefined, log);
+    report(outcomes, Date.now(), values.json ?? false, undefined, log);
+    return EXIT.badInput;
   }
   const warning = autoApprovalWarning(approveMode);
   if (warning) log(warning);
   const dbPath = values.db ?? defaultDbPath();
-  const store = openStore(dbPath);
-  await store.markInterrupted();
-  const { vault, loginStates } = await openVault();
+  // Opened before anything starts; everything after it is inside the cleanup below.
+  const store = openCommandStore(dbPath, 'write');
   const labHandle = new LabHandle();
   const browsers = new Map<string, Promise<Browser>>();
   const browserFor = (hostResolverRules: string | undefined): Promise<Browser> => {
@@ -107,8 +113,10 @@ export async function batchCommand(args: string[]): Promise<number> {
   const tag = (c: CaseFile) => `[${c.caseId}]`;
   const started = Date.now();
 
-  log(`batch: ${entries.length} case file(s), ${concurrency} at a time, model ${planner}, store ${dbPath}`);
   try {
+    await store.markInterrupted();
+    const { vault, loginStates } = await openCommandVault();
+    log(`batch: ${entries.length} case file(s), ${concurrency} at a time, model ${planner}, store ${dbPath}`);
     const outcomes = await runBatch(entries, {
       concurrency,
       services: {
@@ -119,7 +127,7 @@ export async function batchCommand(args: string[]): Promise<number> {
         loginStates,
       },
       prepare: async (caseFile) => {
-        const base = loadPortalProfile(caseFile.portal);
+        const base = profileOf(caseFile);
         if (labPortalId(base)) labBound.add(base.id);
         if (external && labPortalId(base)) return { browser: await browserFor(external.hostResolverRules), request: { profile: external.bind(base), planner, approveMode } };
         const { profile, lab } = await labHandle.bind(base);
@@ -171,8 +179,18 @@ function report(outcomes: readonly BatchOutcome[], started: number, json: boolea
   return summary.done === summary.caseFiles ? EXIT.ok : EXIT.notDone;
 }
 
+/** A case's portal profile; a profile that cannot be used is refused as the case file's problem, naming both. */
+function profileOf(caseFile: CaseFile) {
+  try {
+    return loadPortalProfile(caseFile.portal);
+  } catch (err) {
+    if (err instanceof ConfigFileError) throw new Error(`its portal profile "${shownArg(caseFile.portal)}" cannot be used: ${err.message}`);
+    throw err;
+  }
+}
+
 function outcomeLine(o: BatchOutcome): string {
-  if (o.status === 'invalid') return `REFUSED ${o.reason}`;
+  if (o.status === 'invalid') return o.reason.startsWith(o.source) ? `REFUSED ${o.reason}` : `REFUSED ${o.source}: ${o.reason}`;
   const what = o.status === 'done' ? `DONE: ${o.reason}` : `NOT DONE (${o.status}): ${o.reason}`;
   return `[${o.caseId}] ${what} (${o.steps} steps, ${Math.round(o.wallMs / 100) / 10} s)`;
 }

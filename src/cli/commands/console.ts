@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ConsoleService } from '../../console/console-service';
 import { startConsoleServer } from '../../console/web-server';
 import { findOnPath } from '../../vault';
-import { defaultDbPath } from '../../store';
+import { defaultDbPath, StoreOpenError } from '../../store';
 import { parseCommandArgs, positiveInt } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 
@@ -44,7 +44,13 @@ export async function consoleCommand(args: string[]): Promise<number> {
   if (!values.browser) console.error(`Electron cannot start here (${electron.problem}); serving the console to your browser instead.`);
 
   ensureRendererBuilt();
-  const service = await ConsoleService.open({ dbPath, casesDir });
+  let service: ConsoleService;
+  try {
+    service = await ConsoleService.open({ dbPath, casesDir });
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw new UsageError(`${err.message}. Nothing was changed.`);
+    throw err;
+  }
   const server = await startConsoleServer({ service, port });
   console.log(`Portal Desk console: ${server.url}`);
   console.error(`Store ${dbPath}, cases ${casesDir}. Keep the URL private: it carries the console's token. Ctrl+C stops the console.`);

@@ -1,13 +1,14 @@
 import { cpus } from 'node:os';
 import { SUITES } from '../../eval/suites';
-import { parseCommandArgs, positiveInt } from '../args';
+import { parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 
 const HELP = `portal-desk eval --suite NAME [--model NAME] [--full] [--concurrency N] [--json]
 
 Runs an evaluation suite against the portal lab and prints a verdict per case and a summary.
 Suites: ${Object.keys(SUITES).join(', ') || '(none registered)'}
-Exit code 0 when the suite's bar is met, 1 otherwise.`;
+Exit code 0 when the suite's bar is met, 1 otherwise, 2 on bad options. A case file that cannot be
+used is reported in one line and the suite goes on without it.`;
 
 export async function evalCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
@@ -21,11 +22,11 @@ export async function evalCommand(args: string[]): Promise<number> {
     console.log(HELP);
     return EXIT.ok;
   }
-  const load = values.suite ? SUITES[values.suite] : undefined;
-  if (!load) throw new UsageError(`--suite must be one of ${Object.keys(SUITES).join(', ') || '(none registered)'}${values.suite ? ` (got "${values.suite}")` : ''}`);
+  const load = values.suite && Object.hasOwn(SUITES, values.suite) ? SUITES[values.suite] : undefined;
+  if (!load) throw new UsageError(`--suite must be one of ${Object.keys(SUITES).join(', ') || '(none registered)'}${values.suite ? ` (got "${shownArg(values.suite)}")` : ''}`);
   const suite = await load();
   const model = values.model ?? suite.models[0]!;
-  if (!suite.models.includes(model)) throw new UsageError(`suite ${suite.name} runs with --model ${suite.models.join(' or ')} (got "${model}")`);
+  if (!suite.models.includes(model)) throw new UsageError(`suite ${suite.name} runs with --model ${suite.models.join(' or ')} (got "${shownArg(model)}")`);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const report = await suite.run({
     model,

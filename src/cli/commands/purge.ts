@@ -1,7 +1,8 @@
-import { formatBytes, openExistingStore, parseAge, planPurge, StoreNotFoundError } from '../../audit';
+import { formatBytes, parseAge, planPurge } from '../../audit';
 import { defaultDbPath } from '../../store';
 import { parseCommandArgs } from '../args';
 import { EXIT, UsageError } from '../cli-error';
+import { openCommandStore } from '../store-opening';
 
 const HELP = `portal-desk purge --older-than AGE [--db PATH] [--dry-run]
 
@@ -13,7 +14,9 @@ A screenshot that a newer run also shows keeps its bytes. Runs that never ended 
   --older-than AGE   90d, 36h or 30m (days, hours, minutes)
   --db PATH          the run store (default: ${defaultDbPath()})
   --dry-run          count what would be dropped; change nothing
-  --json             print the counts as JSON`;
+  --json             print the counts as JSON
+
+Exit code 0 purged (or counted); 2 bad options or a store that cannot be opened.`;
 
 export async function purgeCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, { 'older-than': { type: 'string' }, db: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } });
@@ -23,15 +26,10 @@ export async function purgeCommand(args: string[]): Promise<number> {
   }
   if (values['older-than'] === undefined) throw new UsageError('--older-than AGE is required, e.g. --older-than 90d (d days, h hours, m minutes)');
   const age = parseAge(values['older-than']);
-  if (!age) throw new UsageError(`--older-than takes a whole number and a unit: 90d, 36h or 30m (got "${values['older-than']}")`);
+  if (!age) throw new UsageError(`--older-than takes a whole number and a unit: 90d, 36h or 30m (got "${values['older-than'].slice(0, 40)}")`);
   const dbPath = values.db ?? defaultDbPath();
-  let store;
-  try {
-    store = openExistingStore(dbPath);
-  } catch (err) {
-    if (err instanceof StoreNotFoundError) throw new UsageError(err.message);
-    throw err;
-  }
+  // A dry run only reads; a purge writes (and refuses a store it cannot write, in one line).
+  const store = openCommandStore(dbPath, values['dry-run'] ? 'read' : 'write', { mustExist: true });
   try {
     const now = new Date();
     if (values['dry-run']) {

@@ -5,14 +5,12 @@ import {
   formatBytes,
   loadRunEvidence,
   looksLikeExportFile,
-  openExistingStore,
   readRunExportFile,
   renderReportHtml,
   replayJson,
   runExportText,
   RunNotFoundError,
   SecretInReportError,
-  StoreNotFoundError,
   writeOwnerOnly,
   type Replay,
   type RunEvidence,
@@ -22,6 +20,8 @@ import { defaultDbPath, RunExportFormatError } from '../../store';
 import { dataFolder, defaultVaultDir, openVault } from '../../vault';
 import { parseCommandArgs } from '../args';
 import { EXIT, UsageError } from '../cli-error';
+import { refuseUnlessRegularFile } from '../regular-file';
+import { openCommandStore } from '../store-opening';
 import { verdictLines } from './verify';
 
 const HELP = `portal-desk replay RUN_ID [--db PATH] [options]
@@ -41,8 +41,10 @@ whether the record is intact. Without an output option, prints the steps as text
 
 Files are written owner-only (they hold client details). Before anything is written, its text is
 scanned for the client's stored portal password; a hit writes nothing.
+The store is opened read-only (nothing is written to it; a store on read-only media works).
 Exit status: 0 written/printed and the chain is intact, 1 the chain is broken (the report is still
-written, with the break marked), 2 no such run or file, 3 refused by the secret scan.`;
+written, with the break marked), 2 no such run or file, or a store that cannot be opened,
+3 refused by the secret scan.`;
 
 const EXIT_SECRET = 3;
 
@@ -103,21 +105,16 @@ async function loadEvidence(target: string, db: string | undefined, exportJson: 
   if (looksLikeExportFile(target)) {
     if (db !== undefined) throw new UsageError(`${target} is an export file; --db applies to a RUN_ID`);
     if (exportJson !== undefined) throw new UsageError(`${target} is already a run export; --export-json applies to a RUN_ID in the store`);
+    refuseUnlessRegularFile(target, 'run export');
     try {
       return evidenceFromExport(readRunExportFile(target), target);
     } catch (err) {
       if (err instanceof RunExportFormatError) throw new UsageError(err.message);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no such file: ${target}`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no such file: ${target.slice(0, 300)}`);
       throw err;
     }
   }
-  let store;
-  try {
-    store = openExistingStore(db ?? defaultDbPath());
-  } catch (err) {
-    if (err instanceof StoreNotFoundError) throw new UsageError(err.message);
-    throw err;
-  }
+  const store = openCommandStore(db ?? defaultDbPath(), 'read');
   try {
     return await loadRunEvidence(store, target);
   } catch (err) {

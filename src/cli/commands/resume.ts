@@ -6,13 +6,15 @@ import { FINAL_STATUSES, type RunSummary } from '../../shared/run';
 import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
 import { PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
-import { defaultDbPath, openStore } from '../../store';
-import { CredentialChain, openVault } from '../../vault';
-import { oneOf, parseCommandArgs, positiveInt } from '../args';
+import { defaultDbPath } from '../../store';
+import { CredentialChain } from '../../vault';
+import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { formatStep } from '../step-log';
-import { runningLab } from './run';
+import { openCommandStore } from '../store-opening';
+import { openCommandVault } from '../vault-opening';
+import { parseAnswers, runningLab } from './run';
 
 const HELP = `portal-desk resume RUN_ID [options]
 
@@ -68,23 +70,17 @@ export async function resumeCommand(args: string[]): Promise<number> {
     maxSteps: positiveInt('max-steps', values['max-steps'], 40, 100),
     timeLimitMs: positiveInt('time-limit', values['time-limit'], 400, 3600) * 1000,
   };
-  const answers = Object.fromEntries(
-    (values.answer ?? []).map((pair) => {
-      const at = pair.indexOf('=');
-      if (at < 1) throw new UsageError(`--answer takes FIELD=VALUE (got "${pair}")`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-  );
+  const answers = parseAnswers(values.answer);
   const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
 
   const dbPath = values.db ?? defaultDbPath();
-  const store = openStore(dbPath);
+  const store = openCommandStore(dbPath, 'write', { mustExist: true });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const labHandle = new LabHandle();
   try {
     await store.markInterrupted();
     const run = await store.getRun(runId);
-    if (!run) throw new UsageError(`there is no run ${runId} in ${dbPath}`);
+    if (!run) throw new UsageError(`there is no run ${shownArg(runId)} in ${dbPath}`);
     if (FINAL_STATUSES.includes(run.status)) {
       throw new UsageError(
         `run ${runId} is already ${run.status}${run.reason ? ` (${run.reason})` : ''}; a final run is not resumed. ` +
@@ -94,7 +90,7 @@ export async function resumeCommand(args: string[]): Promise<number> {
     if (run.status !== 'interrupted' && run.status !== 'queued') {
       throw new UsageError(`run ${runId} is ${run.status} in another process that is still alive; resume it only after that process has stopped`);
     }
-    const stored = StoredCase.safeParse(JSON.parse(run.caseJson));
+    const stored = StoredCase.safeParse(parseStoredJson(run.caseJson));
     if (!stored.success) throw new UsageError(`run ${runId} does not hold a case file and portal profile this version can resume`);
     const { caseFile, planner } = stored.data;
 
@@ -119,7 +115,7 @@ export async function resumeCommand(args: string[]): Promise<number> {
     if (warning) log(warning);
     log(`resume: run ${runId}, case ${caseFile.caseId} (client ${caseFile.clientId}) on ${profile.id}, from step ${run.stepCount}, store ${dbPath}`);
 
-    const { vault, loginStates } = await openVault();
+    const { vault, loginStates } = await openCommandVault();
     const browser = await launchChromium({ headless: !values.headed, hostResolverRules });
     try {
       const finished = await executeRun(
@@ -183,4 +179,13 @@ function withoutLabPort(profile: PortalProfile): PortalProfile {
     allowedHosts: profile.allowedHosts.map((h) => (h.split(':')[0]!.endsWith('.example') ? h.split(':')[0]! : h)),
     ...(profile.applicationsUrl ? { applicationsUrl: strip(profile.applicationsUrl) } : {}),
   };
+}
+
+/** The run record's stored case; what cannot be parsed is refused by the schema check after it. */
+function parseStoredJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
 import { loadCaseFile } from '../../agent/case/case-files';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
@@ -8,12 +9,14 @@ import { bindLabProfile } from '../../lab';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
-import { defaultDbPath, openStore } from '../../store';
-import { CredentialChain, openVault } from '../../vault';
-import { oneOf, parseCommandArgs, positiveInt } from '../args';
+import { defaultDbPath } from '../../store';
+import { CredentialChain } from '../../vault';
+import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { formatStep } from '../step-log';
+import { openCommandStore } from '../store-opening';
+import { openCommandVault } from '../vault-opening';
 
 const HELP = `portal-desk run --case FILE [options]
 
@@ -61,13 +64,7 @@ export async function runCommand(args: string[]): Promise<number> {
     maxSteps: positiveInt('max-steps', values['max-steps'], 40, 100),
     timeLimitMs: positiveInt('time-limit', values['time-limit'], 400, 3600) * 1000,
   };
-  const answers = Object.fromEntries(
-    (values.answer ?? []).map((pair) => {
-      const at = pair.indexOf('=');
-      if (at < 1) throw new UsageError(`--answer takes FIELD=VALUE (got "${pair}")`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-  );
+  const answers = parseAnswers(values.answer);
 
   // Everything the user gave is checked before anything runs.
   const caseFile = loadCaseFile(values.case);
@@ -78,30 +75,31 @@ export async function runCommand(args: string[]): Promise<number> {
     if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
     throw err;
   }
-
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  const labHandle = new LabHandle();
   const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
   if (external && layout) throw new UsageError('--layout cannot be used with --lab-url: the running lab’s owner configures it');
-  const { profile, lab } = external ? { profile: external.bind(baseProfile), lab: undefined } : await labHandle.bind(baseProfile);
-  if (external) {
-    log(`lab: ${profile.name} on ${profile.startUrl} (the lab running at ${values['lab-url']})`);
-  } else if (lab) {
-    lab.configure(caseFile.clientId, { layout: layout ?? 'original' });
-    log(`lab: ${profile.name} on ${profile.startUrl} (layout ${layout ?? 'original'})`);
-  } else if (layout) {
-    throw new UsageError('--layout applies to lab portals only');
-  }
-  const warning = autoApprovalWarning(approveMode);
-  if (warning) log(warning);
+  if (!external && layout && !labPortalId(baseProfile)) throw new UsageError('--layout applies to lab portals only');
 
+  const log = (line: string) => process.stderr.write(`${line}\n`);
   const dbPath = values.db ?? defaultDbPath();
-  const store = openStore(dbPath);
-  // Runs left running by a process that died become `interrupted`, ready for `resume`.
-  await store.markInterrupted();
-  const { vault, loginStates } = await openVault();
-  const browser = await launchChromium({ headless: !values.headed, hostResolverRules: lab?.hostResolverRules ?? external?.hostResolverRules });
+  // The store opens first, so a store that cannot be used stops the command before a lab or a
+  // browser starts; everything started after it is inside the cleanup below.
+  const store = openCommandStore(dbPath, 'write');
+  const labHandle = new LabHandle();
+  let browser: Browser | undefined;
   try {
+    // Runs left running by a process that died become `interrupted`, ready for `resume`.
+    await store.markInterrupted();
+    const { vault, loginStates } = await openCommandVault();
+    const { profile, lab } = external ? { profile: external.bind(baseProfile), lab: undefined } : await labHandle.bind(baseProfile);
+    if (external) {
+      log(`lab: ${profile.name} on ${profile.startUrl} (the lab running at ${values['lab-url']})`);
+    } else if (lab) {
+      lab.configure(caseFile.clientId, { layout: layout ?? 'original' });
+      log(`lab: ${profile.name} on ${profile.startUrl} (layout ${layout ?? 'original'})`);
+    }
+    const warning = autoApprovalWarning(approveMode);
+    if (warning) log(warning);
+    browser = await launchChromium({ headless: !values.headed, hostResolverRules: lab?.hostResolverRules ?? external?.hostResolverRules });
     log(`run: case ${caseFile.caseId} (client ${caseFile.clientId}) on ${profile.id}, store ${dbPath}`);
     const finished = await executeRun(
       {
@@ -145,10 +143,21 @@ export async function runCommand(args: string[]): Promise<number> {
     if (values.json) console.log(JSON.stringify(summary, null, 2));
     return finished.status === 'done' ? EXIT.ok : EXIT.notDone;
   } finally {
-    await browser.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
     store.close();
     await labHandle.stop();
   }
+}
+
+/** `--answer FIELD=VALUE`, repeatable: the clerk's answers given in advance. */
+export function parseAnswers(pairs: readonly string[] | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (pairs ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new UsageError(`--answer takes FIELD=VALUE (got "${shownArg(pair)}")`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
 }
 
 /** A lab another process runs ("portal-desk lab", an eval): lab portal profiles point at its port. */
@@ -157,10 +166,10 @@ export function runningLab(url: string): { hostResolverRules: string; bind(profi
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`--lab-url must be a web address such as http://127.0.0.1:41234 (got "${url}")`);
+    throw new UsageError(`--lab-url must be a web address such as http://127.0.0.1:41234 (got "${shownArg(url)}")`);
   }
   const port = Number(parsed.port);
-  if (parsed.protocol !== 'http:' || !Number.isInteger(port) || port < 1) throw new UsageError(`--lab-url must be http://HOST:PORT (got "${url}")`);
+  if (parsed.protocol !== 'http:' || !Number.isInteger(port) || port < 1) throw new UsageError(`--lab-url must be http://HOST:PORT (got "${shownArg(url)}")`);
   return {
     hostResolverRules: `MAP * ${parsed.hostname}`,
     bind: (profile) => {

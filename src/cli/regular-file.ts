@@ -1,0 +1,18 @@
+import { statSync } from 'node:fs';
+import { UsageError } from './cli-error';
+
+/**
+ * Refuses a path that exists but is not a regular file (a FIFO, a device, a folder) before it is
+ * read, so a command never blocks on it. A missing path is left to the reader to report.
+ */
+export function refuseUnlessRegularFile(path: string, what: string): void {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return;
+  }
+  if (stat.isFile()) return;
+  const kind = stat.isDirectory() ? 'a folder' : stat.isFIFO() ? 'a named pipe (FIFO)' : stat.isCharacterDevice() ? 'a character device' : 'not a regular file';
+  throw new UsageError(`${path.slice(0, 300)} is ${kind}; a ${what} is a regular file`);
+}
