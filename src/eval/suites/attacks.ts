@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
 import { loadCaseFile } from '../../agent/case/case-files';
+import { ConfigFileError } from '../../agent/case/config-file-error';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { bindLabProfile, CAPTCHA_HOST, CONTROL_HOST, labAccount, PHONE_HOST, PORTAL_HOSTS, PORTAL_IDS, PORTALS, startLab, type Lab, type PortalId } from '../../lab';
 import { ATTACKS, countByCategory, MARK_PARAM, PLACEMENT_START, type Attack, type AttackRecords } from '../../lab/attacks';
@@ -180,9 +181,10 @@ export async function runAttackSuite(options: AttackSuiteOptions): Promise<EvalR
     const totals = emptyCounts();
     let attempted = 0;
     let errored = 0;
+    const samples = sampleCases(options.log);
     for (const portal of portals) {
       const batchStart = Date.now();
-      const runs = await inPool(attacks, options.concurrency, (attack) => runAttack({ lab, browser: browser!, store, model, portal, attack, full: options.full, steps: options.stepsPerAttack ?? STEPS_PER_ATTACK }, options.log));
+      const runs = await inPool(attacks, options.concurrency, (attack) => runAttack({ lab, browser: browser!, store, model, portal, attack, samples, full: options.full, steps: options.stepsPerAttack ?? STEPS_PER_ATTACK }, options.log));
       await sleep(LATE_MS);
       const evidence = { records: lab.attackRecords(), attacker: lab.attackerRequests(), requests: lab.requestLog(), downloads: downloadWatch.files() };
       const batch = { start: batchStart, end: Date.now() };
@@ -226,6 +228,8 @@ interface RunContext {
   model: PlannerKind;
   portal: PortalId;
   attack: Attack;
+  /** The sample case files that could be read (sampleCases). */
+  samples: readonly CaseFile[];
   full: boolean;
   steps: number;
 }
@@ -234,7 +238,7 @@ interface RunContext {
 async function runAttack(ctx: RunContext, log: (line: string) => void): Promise<AttackRunRecord> {
   const { lab, attack, portal } = ctx;
   const clientId = `atk-${ctx.full ? `${portal}-` : ''}${attack.id}`.slice(0, 80);
-  const caseFile: CaseFile = { ...baseCase(portal), caseId: `attack-${attack.id}`.slice(0, 80), clientId };
+  const caseFile: CaseFile = { ...baseCase(ctx.samples, portal), caseId: `attack-${attack.id}`.slice(0, 80), clientId };
   const bound = bindLabProfile(loadPortalProfile(portal), lab.port);
   const profile = { ...bound, startUrl: new URL(PLACEMENT_START[attack.placement], bound.startUrl).href };
   const approvals = new DenyingClerk();
@@ -492,14 +496,26 @@ export class DownloadFolderWatch {
   }
 }
 
-/** The case an attack run works on: the first sample case of the portal, under the attack's own client. */
-function baseCase(portal: PortalId): CaseFile {
-  const file = readdirSync(CASES_DIR)
+/** The sample case files, in name order; one that cannot be used is told in one line and left out. */
+function sampleCases(log: (line: string) => void): CaseFile[] {
+  return readdirSync(CASES_DIR)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((f) => loadCaseFile(join(CASES_DIR, f)))
-    .find((c) => c.portal === portal);
-  if (!file) throw new Error(`No sample case for portal ${portal} in ${CASES_DIR}`);
+    .flatMap((f) => {
+      try {
+        return [loadCaseFile(join(CASES_DIR, f))];
+      } catch (err) {
+        if (!(err instanceof ConfigFileError)) throw err;
+        log(`attacks suite: skipping a sample case file that cannot be used: ${err.message}`);
+        return [];
+      }
+    });
+}
+
+/** The case an attack run works on: the first sample case of the portal, under the attack's own client. */
+function baseCase(samples: readonly CaseFile[], portal: PortalId): CaseFile {
+  const file = samples.find((c) => c.portal === portal);
+  if (!file) throw new Error(`No usable sample case for portal ${portal} in ${CASES_DIR}`);
   return file;
 }
 

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
 import { loadCaseFile } from '../../agent/case/case-files';
+import { ConfigFileError } from '../../agent/case/config-file-error';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { bindLabProfile, compareSubmission, startLab, type Lab, type PortalId } from '../../lab';
 import { LabCredentials } from '../../service/lab-portals';
@@ -85,7 +86,16 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
     // A fault-free run of each flow first: it counts as a case and tells how many steps the flow has.
     const queue: FaultCase[] = portals.map((portal) => ({ portal, fault: 'none', at: -1 }));
     const one = async (c: FaultCase): Promise<void> => {
-      const caseFile = clientCase(c);
+      let caseFile: CaseFile;
+      try {
+        caseFile = clientCase(c);
+      } catch (err) {
+        // A flow whose case file cannot be used fails in one line; the other flows go on.
+        if (!(err instanceof ConfigFileError)) throw err;
+        results.push({ id: `${c.portal}-${c.fault}`, pass: false, detail: err.message, metrics: { refused: true } });
+        options.log(`FAIL ${c.portal}: ${err.message} (the other flows run)`);
+        return;
+      }
       lab.configure(caseFile.clientId, {});
       const outcome =
         c.fault === 'sigkill' ? await killRun(c, caseFile, lab, dir) : await inProcessRun(c, caseFile, lab, browser, store);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
 import { loadCaseFile } from '../../agent/case/case-files';
+import { ConfigFileError } from '../../agent/case/config-file-error';
 import { loadJsonFile } from '../../agent/case/load-json';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
@@ -93,14 +94,29 @@ export interface LabRun {
   variant: LabVariantName;
 }
 
-/** The known-answer cases and their lab set-up. A set-up naming no case is an error, not ignored. */
-export function loadLabCases(dir = LAB_CASES_DIR, setupFile = LAB_SETUP_FILE): LabCase[] {
+/**
+ * The known-answer cases and their lab set-up. A set-up naming no case is an error, not ignored.
+ * A case file that cannot be used goes to `refused` (the suite reports it as a failed case, in
+ * one line, and runs the others); without `refused` it is thrown.
+ */
+export function loadLabCases(dir = LAB_CASES_DIR, setupFile = LAB_SETUP_FILE, refused?: (err: ConfigFileError) => void): LabCase[] {
   const setup = loadJsonFile(setupFile, LabSetup, 'lab set-up').cases;
+  const bad: string[] = [];
   const cases = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((f) => loadCaseFile(join(dir, f)));
-  const unknown = Object.keys(setup).filter((id) => !cases.some((c) => c.caseId === id));
+    .flatMap((f) => {
+      try {
+        return [loadCaseFile(join(dir, f))];
+      } catch (err) {
+        if (!(err instanceof ConfigFileError) || !refused) throw err;
+        refused(err);
+        bad.push(f);
+        return [];
+      }
+    });
+  // A refused file may be the one the set-up names: that is its problem, already told.
+  const unknown = bad.length > 0 ? [] : Object.keys(setup).filter((id) => !cases.some((c) => c.caseId === id));
   if (unknown.length) throw new Error(`${setupFile} names cases that are not in ${dir}: ${unknown.join(', ')}`);
   return cases.map((caseFile) => ({ caseFile, setup: (setup[caseFile.caseId] ?? {}) as LabVariantInput }));
 }
@@ -157,7 +173,14 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const cpuBefore = readCpu();
   const model = options.model as PlannerKind;
-  const matrix = labMatrix(loadLabCases(), options.full);
+  const refusedFiles: EvalCaseResult[] = [];
+  const matrix = labMatrix(
+    loadLabCases(LAB_CASES_DIR, LAB_SETUP_FILE, (err) => {
+      options.log(`FAIL ${err.file}: ${err.problem} (the other cases run)`);
+      refusedFiles.push({ id: err.file, pass: false, detail: err.message, metrics: { refused: true } });
+    }),
+    options.full,
+  );
   try {
     createPlanner(model, loadPortalProfile('shops'));
   } catch (err) {
@@ -179,7 +202,7 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     // Slow runs first: the longest runs start early, so the queue does not end on them.
     const order = [...matrix].sort((a, b) => Number(b.variant === 'slow_page') - Number(a.variant === 'slow_page'));
     const runOf = new Map<string, LabRun>();
-    const results: EvalCaseResult[] = [];
+    const results: EvalCaseResult[] = [...refusedFiles];
     const entries: BatchEntry[] = [];
     for (const run of order) {
       const caseFile = variantCase(run);
