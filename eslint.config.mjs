@@ -1,21 +1,95 @@
-// Lint keeps the layers honest (the VS Code habit): where a file sits decides what it may import.
+// Lint keeps the layers honest (the VS Code `code-layering` habit): where a file sits decides what it
+// may import. docs/layers.json is the architecture page's layer table as data; each layer names the
+// layers and npm packages it may import, and everything else fails.
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const restrict = (patterns) => ({
-  'no-restricted-imports': ['error', { patterns }],
-});
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+const LAYERS = JSON.parse(readFileSync(path.join(ROOT, 'docs', 'layers.json'), 'utf8')).layers;
+const BUILTINS = new Set(builtinModules);
 
-const ELECTRON = { group: ['electron', 'electron/*'], message: 'Only src/main and src/preload may import Electron.' };
-const REACT = { group: ['react', 'react-dom', 'react/*', 'react-dom/*'], message: 'Only src/renderer may import React.' };
-const SQLITE = { group: ['better-sqlite3'], message: 'Only src/store may import better-sqlite3; the engine writes through RunRecorder.' };
-const PLAYWRIGHT = { group: ['playwright-core', 'playwright-core/*'], message: 'This layer does not drive the browser.' };
-const AGENT = { group: ['**/agent/**', '../agent', '../agent/*'], message: 'This layer may not import the run engine.' };
-const STORE = { group: ['**/store/**', '../store', '../store/*'], message: 'This layer may not import the store.' };
-const LAB = { group: ['**/lab/**', '../lab', '../lab/*'], message: 'This layer may not import the portal lab.' };
-const MAIN = { group: ['**/main/**', '../main', '../main/*', '**/cli/**', '../cli', '../cli/*'], message: 'Composition roots are imported by nobody.' };
-const SERVICE = { group: ['**/service/**', '../service', '../service/*'], message: 'The run service composes the layers; layers below it may not import it.' };
-const RENDERER = { group: ['**/renderer/**', '../renderer', '../renderer/*'], message: 'The renderer is reached only through the console API.' };
+/** `src/agent/act/x.ts` → the layer entry whose folder holds it (the longest folder that does). */
+function layerOf(relative) {
+  let found;
+  for (const layer of LAYERS) {
+    if (relative === layer.folder || relative.startsWith(`${layer.folder}/`)) {
+      if (!found || layer.folder.length > found.folder.length) found = layer;
+    }
+  }
+  return found;
+}
+
+const layerName = (folder) => folder.replace(/^src\//, '');
+const packageName = (specifier) => {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+};
+const allowed = (layer) =>
+  [
+    layer.layers.length ? layer.layers.join(', ') : 'no other layer',
+    layer.node ? 'node builtins' : 'no node builtins',
+    layer.packages.length ? layer.packages.join(', ') : 'no packages',
+  ].join('; ');
+
+const layerImports = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'A src layer imports only what docs/layers.json allows it.' },
+    schema: [],
+    messages: {
+      noEntry: '{{folder}} has no entry in docs/layers.json: add its row (and the architecture page\'s) before adding code there.',
+      layer: '{{from}} may not import {{to}} (docs/layers.json: {{from}} may import {{allowed}}).',
+      outside: '{{from}} may not import "{{specifier}}": it resolves outside src ({{target}}).',
+      node: '{{from}} may not import the node builtin "{{specifier}}" (docs/layers.json: {{from}} may import {{allowed}}).',
+      package: '{{from}} may not import the package "{{name}}" (docs/layers.json: {{from}} may import {{allowed}}).',
+    },
+  },
+  create(context) {
+    const file = path.relative(ROOT, context.filename).split(path.sep).join('/');
+    const layer = layerOf(file);
+    if (!layer) {
+      return {
+        Program(node) {
+          context.report({ node, messageId: 'noEntry', data: { folder: file.split('/').slice(0, 2).join('/') } });
+        },
+      };
+    }
+    const from = layer.folder;
+    const check = (node, specifier) => {
+      if (typeof specifier !== 'string') return;
+      const data = { from, allowed: allowed(layer), specifier };
+      if (specifier.startsWith('.') || specifier.startsWith('/')) {
+        const target = path.relative(ROOT, path.resolve(path.dirname(context.filename), specifier)).split(path.sep).join('/');
+        const to = layerOf(target);
+        if (!to) return context.report({ node, messageId: 'outside', data: { ...data, target } });
+        if (to === layer || layer.layers.includes(layerName(to.folder))) return;
+        return context.report({ node, messageId: 'layer', data: { ...data, to: to.folder } });
+      }
+      if (specifier.startsWith('node:') || BUILTINS.has(specifier)) {
+        if (!layer.node) context.report({ node, messageId: 'node', data });
+        return;
+      }
+      const name = packageName(specifier);
+      if (!layer.packages.includes(name)) context.report({ node, messageId: 'package', data: { ...data, name } });
+    };
+    const literal = (node) => (node && node.type === 'Literal' ? node.value : undefined);
+    return {
+      ImportDeclaration: (node) => check(node.source, node.source.value),
+      ExportNamedDeclaration: (node) => node.source && check(node.source, node.source.value),
+      ExportAllDeclaration: (node) => check(node.source, node.source.value),
+      ImportExpression: (node) => check(node.source, literal(node.source)),
+      TSImportType: (node) => check(node, literal(node.source) ?? literal(node.argument?.literal)),
+      TSExternalModuleReference: (node) => check(node.expression, literal(node.expression)),
+      CallExpression: (node) => {
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node, literal(node.arguments[0]));
+      },
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-artifacts/**', 'resources/**'] },
@@ -28,18 +102,10 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  { files: ['src/base/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, { group: ['zod', '**/shared/**'], message: 'src/base is the bottom layer: plain TypeScript over node builtins.' }]) },
-  { files: ['src/shared/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, SERVICE, { group: ['node:*'], message: 'src/shared holds types and zod schemas only.' }]) },
-  { files: ['src/agent/**'], rules: restrict([ELECTRON, REACT, SQLITE, STORE, LAB, MAIN, RENDERER, SERVICE]) },
-  { files: ['src/store/**'], rules: restrict([ELECTRON, REACT, PLAYWRIGHT, AGENT, LAB, MAIN, RENDERER, SERVICE]) },
-  { files: ['src/lab/**'], rules: restrict([ELECTRON, REACT, SQLITE, AGENT, STORE, MAIN, RENDERER, SERVICE]) },
-  { files: ['src/vault/**'], rules: restrict([ELECTRON, REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, RENDERER, SERVICE]) },
-  { files: ['src/eval/**', 'src/audit/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
-  { files: ['src/service/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
-  { files: ['src/console/**'], rules: restrict([ELECTRON, REACT, MAIN, RENDERER]) },
-  { files: ['src/renderer/**'], rules: restrict([ELECTRON, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, MAIN, { group: ['node:*'], message: 'The renderer runs in a sandbox without Node.' }]) },
-  { files: ['src/preload/**'], rules: restrict([REACT, SQLITE, PLAYWRIGHT, AGENT, STORE, LAB, RENDERER]) },
-  { files: ['src/cli/**'], rules: restrict([ELECTRON, REACT, RENDERER]) },
-  { files: ['src/bench/**'], rules: restrict([ELECTRON, REACT, SQLITE, MAIN, RENDERER, { group: ['**/console/**', '../console', '../console/*', '**/eval/**', '../eval', '../eval/*', '**/vault/**', '../vault', '../vault/*'], message: 'src/bench measures the engine, store, audit, lab and service; it does not use the console, the eval suites or the vault.' }]) },
+  {
+    files: ['src/**'],
+    plugins: { layers: { rules: { imports: layerImports } } },
+    rules: { 'layers/imports': 'error' },
+  },
   { files: ['bin/**/*.js'], languageOptions: { globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );
