@@ -1,7 +1,9 @@
-import { looksLikeExportFile, openExistingStore, readRunExportFile, StoreNotFoundError } from '../../audit';
+import { looksLikeExportFile, readRunExportFile } from '../../audit';
 import { defaultDbPath, RunExportFormatError, verifyExport, type VerifyResult } from '../../store';
-import { parseCommandArgs } from '../args';
+import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
+import { refuseUnlessRegularFile } from '../regular-file';
+import { openCommandStore } from '../store-opening';
 
 const HELP = `portal-desk verify RUN_ID... [--db PATH]
 portal-desk verify FILE... [--expect-head HASH]
@@ -19,7 +21,9 @@ and what is wrong with it.
   --json              print the verdict as JSON
 
 Several targets may be given (runs and files); each gets its answer, prefixed with its name.
-Exit status: 0 all intact, 1 any broken, 2 no such run or file, or not an export.`;
+The store is opened read-only (nothing is written; a store on read-only media works).
+Exit status: 0 all intact, 1 any broken (tampered), 2 no such run or file, not an export, or a
+store that cannot be opened.`;
 
 export async function verifyCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { db: { type: 'string' }, 'expect-head': { type: 'string' }, json: { type: 'boolean' } }, true);
@@ -59,12 +63,13 @@ interface Check {
 function planCheck(target: string, db: string | undefined, expectHead: string | undefined): Check {
   if (looksLikeExportFile(target)) {
     if (db !== undefined) throw new UsageError(`${target} is an export file; --db applies to a RUN_ID`);
+    refuseUnlessRegularFile(target, 'run export');
     let exp;
     try {
       exp = readRunExportFile(target);
     } catch (err) {
       if (err instanceof RunExportFormatError) throw new UsageError(err.message);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no such file: ${target}`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no such file: ${shownArg(target)}`);
       throw err;
     }
     const loaded = exp;
@@ -81,15 +86,9 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
   return {
     target,
     run: async () => {
-      let store;
+      const store = openCommandStore(dbPath, 'read');
       try {
-        store = openExistingStore(dbPath);
-      } catch (err) {
-        if (err instanceof StoreNotFoundError) throw new UsageError(err.message);
-        throw err;
-      }
-      try {
-        if (!(await store.getRun(target))) throw new UsageError(`no run "${target}" in ${dbPath}; check the run id and --db`);
+        if (!(await store.getRun(target))) throw new UsageError(`no run "${shownArg(target)}" in ${dbPath}; check the run id and --db`);
         return { verdict: await store.verifyRun(target), what: `run ${target} in ${dbPath}` };
       } finally {
         store.close();
