@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { loadCaseFile } from '../agent/case/case-files';
+import { readConfigText } from '../agent/case/load-json';
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile } from '../agent/case/portal-profiles';
 import type { CaseFile } from '../shared/case-file';
@@ -43,7 +44,8 @@ function summarise(casesDir: string, file: string, portalFolders: string[]): Cas
 function bestEffortFields(path: string, file: string): Omit<CaseSummary, 'problem'> {
   let raw: Record<string, unknown> = {};
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    // The bounded reader: a FIFO or a device among the case files must not block the console.
+    const parsed: unknown = JSON.parse(readConfigText(path, 'case file'));
     if (parsed && typeof parsed === 'object') raw = parsed as Record<string, unknown>;
   } catch {
     // Not JSON: the file name is all there is.
