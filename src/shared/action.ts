@@ -33,6 +33,8 @@ export const CheckAction = z.strictObject({
   type: z.literal('check'),
   ref: Ref,
   checked: z.boolean(),
+  /** The case field the choice answers (a yes/no field, or the value a radio's label shows): the guard checks it and records provenance. */
+  field: FieldName.optional().describe('The case field this tick or radio choice answers (a yes/no field, or a field whose value is the radio label); omit for declarations and plain options.'),
 });
 
 export const PressAction = z.strictObject({

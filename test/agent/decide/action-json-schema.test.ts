@@ -53,7 +53,7 @@ const SAMPLE_TURNS: Turn[] = [
       { type: 'fill', ref: 'r4c12', field: 'business_name' },
       { type: 'fill', ref: 'r4c13', field: 'owner_name' },
       { type: 'select', ref: 'r4c14', field: 'district' },
-      { type: 'check', ref: 'r4c15', checked: true },
+      { type: 'check', ref: 'r4c15', checked: true, field: 'has_employees' },
       { type: 'click', ref: 'r4c20' },
     ],
   },

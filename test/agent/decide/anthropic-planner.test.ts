@@ -185,7 +185,8 @@ describe('the requests the anthropic planner sends', () => {
     expect(unnamed.screenshots).toBe(1);
     expect(images(server.requests[1]!)).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: Buffer.from(unnamed.screenshots ? [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4] : []).toString('base64') } }]);
 
-    const gated = input(2, detailsPage('r62'), [stepAction(r1.turn.actions[0]!, 'needs_approval', 'needs_approval')]);
+    // The read that shows the gated Submit button brings the screenshot: before the model proposes it.
+    const gated = input(2, observation({ readId: 'r62', title: 'Review', controls: [control({ ref: 'r62c4', role: 'button', name: 'Submit application', gated: true })] }), ran(r1.turn));
     const r2 = await planner.decide(gated);
     expect(r2.call).toMatchObject({ imageSent: true, imageReason: 'gated_action' });
     expect(images(server.requests[2]!)).toHaveLength(1);
@@ -194,7 +195,8 @@ describe('the requests the anthropic planner sends', () => {
     const r3 = await planner.decide(input(3, detailsPage('r63'), ran(r2.turn)));
     expect(r3.call).toMatchObject({ imageSent: true, imageReason: 'model_request' });
 
-    const quiet = input(4, detailsPage('r64'), ran(r3.turn));
+    // An approval already asked for (the Submit ran) brings no screenshot of the page after it.
+    const quiet = input(4, detailsPage('r64'), [stepAction(r3.turn.actions[0]!, 'done', 'needs_approval')]);
     const r4 = await planner.decide(quiet);
     expect(r4.call?.imageSent).toBe(false);
     expect(images(server.requests[4]!)).toHaveLength(0);

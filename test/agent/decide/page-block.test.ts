@@ -97,7 +97,10 @@ describe('the screenshot policy', () => {
   it('asks for one before a gated action, for unnamed controls, or when the model asked', () => {
     expect(screenshotReason({ observation: page, previous: [], modelAsked: false })).toBeNull();
     expect(screenshotReason({ observation: { ...page, unnamedControls: 1 }, previous: [], modelAsked: false })).toBe('unnamed_controls');
-    expect(screenshotReason({ observation: page, previous: [stepAction({ type: 'click', ref: 'r5c4' }, 'needs_approval', 'needs_approval')], modelAsked: false })).toBe('gated_action');
+    // Before the gated step (the read shows the gated button), not after it (a previous needs_approval).
+    const review = { ...page, controls: [...page.controls, control({ ref: 'r5c9', role: 'button', name: 'Submit application', gated: true })] };
+    expect(screenshotReason({ observation: review, previous: [], modelAsked: false })).toBe('gated_action');
+    expect(screenshotReason({ observation: page, previous: [stepAction({ type: 'click', ref: 'r5c4' }, 'needs_approval', 'needs_approval')], modelAsked: false })).toBeNull();
     expect(screenshotReason({ observation: page, previous: [], modelAsked: true })).toBe('model_request');
   });
 });

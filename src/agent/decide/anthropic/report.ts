@@ -10,7 +10,7 @@ function describeAction(action: Action): string {
     case 'select':
       return `${action.type} ${action.ref} with ${action.field}`;
     case 'check':
-      return `check ${action.ref} ${action.checked ? 'on' : 'off'}`;
+      return `check ${action.ref} ${action.checked ? 'on' : 'off'}${action.field ? ` for ${action.field}` : ''}`;
     case 'press':
       return `press ${action.key}`;
     case 'goto':

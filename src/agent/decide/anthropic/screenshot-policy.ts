@@ -1,10 +1,12 @@
 import type { Observation } from '../../../shared/observation';
 import type { StepAction } from '../../../shared/run';
+import { showsGatedButton } from '../gated-controls';
 
 /**
  * When a screenshot goes up with a page read (it costs ~1,600 input tokens, so never by default):
- * - `gated_action`: the previous turn had an action waiting for the clerk's approval
- *   (`needs_approval`), so the model sees what the clerk sees before the risky step;
+ * - `gated_action`: the read shows an enabled gated button (Submit, Pay…), so the model sees
+ *   what the clerk will see before it proposes the risky step (not after it ran: a screenshot
+ *   of the confirmation page decides nothing);
  * - `unnamed_controls`: the read has controls without any name, which only the picture explains;
  * - `model_request`: the model set `want_screenshot` in its previous `act_on_page` call.
  * The first reason that applies is recorded as `ModelCall.imageReason`.
@@ -18,8 +20,8 @@ export interface ScreenshotContext {
   modelAsked: boolean;
 }
 
-export function screenshotReason({ observation, previous, modelAsked }: ScreenshotContext): ScreenshotReason | null {
-  if (previous.some((step) => step.outcome.status === 'needs_approval' || step.verdict.verdict === 'needs_approval')) return 'gated_action';
+export function screenshotReason({ observation, modelAsked }: ScreenshotContext): ScreenshotReason | null {
+  if (showsGatedButton(observation)) return 'gated_action';
   if (observation.unnamedControls > 0) return 'unnamed_controls';
   if (modelAsked) return 'model_request';
   return null;

@@ -17,8 +17,8 @@ interface FoundValue {
 const NOT_TYPED: Readonly<Record<string, string>> = {
   password: 'it is a password box: signing in is done by code from the vault, never by the agent',
   file: 'it is a file upload: attaching documents is left to the clerk',
-  checkbox: 'it is a checkbox: tick or untick it with check',
-  radio: 'it is a radio button: choose it with check',
+  checkbox: 'it is a checkbox: tick or untick it with check (naming the case field in field)',
+  radio: 'it is a radio button: choose the option whose label is the case value with check, naming the case field in field',
 };
 
 /**
@@ -41,11 +41,12 @@ function knownFields(ctx: GuardContext): string {
 /**
  * `fill` and `select` must name a field of the case file (or one the clerk answered); the verdict
  * carries where the value comes from. Unknown fields, yes/no fields, password boxes, file uploads
- * and checkboxes are refused.
+ * and checkboxes are refused. A `check` that names a field is held to it ({@link checkChoice}).
  */
 export const provenanceRule: GuardRule = {
   id: 'provenance',
   check(action, ctx) {
+    if (action.type === 'check') return checkChoice(action, ctx);
     if (action.type !== 'fill' && action.type !== 'select') return undefined;
     const found = findValue(action.field, ctx);
     if (!found) {
@@ -62,6 +63,40 @@ export const provenanceRule: GuardRule = {
     return allow('provenance', `${verb} ${from} "${action.field}"${control ? ` into ${control.label}` : ''}.`, found.provenance);
   },
 };
+
+const normalised = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const YES = /^(yes|true|y)\b/;
+const NO = /^(no|false|n)\b/;
+
+/**
+ * `check` that names a case field (`field`): the tick or radio choice must say what the field
+ * says, and the verdict carries where it comes from. A yes/no field: a checkbox is ticked when
+ * the field is yes and unticked when no; a radio labelled Yes / No is chosen when it matches. A
+ * text field: the radio (or box) chosen is the one whose label is the field's value. A `check`
+ * without `field` is the declaration rule's business.
+ */
+function checkChoice(action: Extract<Action, { type: 'check' }>, ctx: GuardContext): ReturnType<GuardRule['check']> {
+  if (action.field === undefined) return undefined;
+  const found = findValue(action.field, ctx);
+  if (!found) {
+    return block('provenance', `There is no case field named "${shorten(action.field, 80)}", so the choice has nothing to answer. Case fields: ${knownFields(ctx)}.`);
+  }
+  const control = ctx.control(action.ref);
+  if (!control) return undefined;
+  const label = normalised(control.name);
+  const isRadio = control.role === 'radio' || control.inputType?.toLowerCase() === 'radio';
+  const says = (fits: boolean, what: string) =>
+    fits
+      ? allow('provenance', `${action.checked ? 'Chooses' : 'Clears'} ${control.label}: case field "${action.field}" is ${what}.`, found.provenance)
+      : block('provenance', `${control.label} ${action.checked ? 'chosen' : 'cleared'} does not say what case field "${action.field}" says (${what}); choose the option that does.`);
+  if (typeof found.value === 'boolean') {
+    const what = found.value ? 'yes' : 'no';
+    if (isRadio && (YES.test(label) || NO.test(label))) return says(action.checked && (found.value ? YES : NO).test(label), what);
+    return says(action.checked === found.value, what);
+  }
+  const value = normalised(found.value);
+  return says(action.checked && value !== '' && (label === value || label.startsWith(`${value} `)), `“${shorten(found.value, 60)}”`);
+}
 
 /**
  * The text the executor types or selects for a `fill`/`select`: always from the case file or the
