@@ -1,5 +1,5 @@
 import type { StepRecord } from '../shared/run';
-import { describe } from '../agent/loop/run-loop';
+import { describeAction } from '../shared/describe-action';
 
 /** One step as terminal lines: number, action, element, verdict, outcome (and tokens when a model was called). */
 export function formatStep(step: StepRecord): string[] {
@@ -15,7 +15,7 @@ export function formatStep(step: StepRecord): string[] {
     const approval = a.approval ? ` [${a.approval.decision === 'approve' ? 'approved' : 'denied'} by ${a.approval.by}]` : '';
     const source = a.verdict.provenance ? ` ← ${a.verdict.provenance.source}:${a.verdict.provenance.field}` : '';
     const message = a.outcome.message ? ` (${a.outcome.message})` : '';
-    lines.push(`   ${describe(a.action, a.element)}${source} → ${a.verdict.verdict}${approval} → ${a.outcome.status}${message} ${a.outcome.ms}ms`);
+    lines.push(`   ${describeAction(a.action, a.element)}${source} → ${a.verdict.verdict}${approval} → ${a.outcome.status}${message} ${a.outcome.ms}ms`);
   }
   return lines;
 }

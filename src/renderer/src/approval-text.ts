@@ -1,5 +1,5 @@
 import { heldRequestLine, type ApprovalRequest } from '../../shared/clerk';
-import { describeAction } from './action-text';
+import { describeAction } from '../../shared/describe-action';
 
 /** What the clerk is asked to approve, in one line: the request the gate holds, or the action. */
 export function approvalSubject(request: ApprovalRequest): string {

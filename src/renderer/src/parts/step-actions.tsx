@@ -1,5 +1,5 @@
 import type { StepAction } from '../../../shared/run';
-import { describeAction } from '../action-text';
+import { describeAction } from '../../../shared/describe-action';
 import type { CaseValues } from '../case-values';
 import { OutcomeTag, VerdictChip } from './chips';
 
