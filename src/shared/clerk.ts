@@ -43,6 +43,8 @@ export const ApprovalRequest = z.object({
   request: HeldRequest.optional(),
   element: z.string().optional(),
   verdict: Verdict,
+  /** The model's reasoning for the turn that proposed the action (page-derived text: show it as data). */
+  reasoning: z.string().optional(),
   /** PNG of the page when the approval was asked for, base64 (for the approval card). */
   screenshotBase64: z.string().optional(),
 });

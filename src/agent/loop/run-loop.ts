@@ -12,6 +12,7 @@ import type { RunRecorder } from '../../shared/recorder';
 import type { ApproveMode, ModelCall, RunStatus, StepAction, StepEvent, StepRecord } from '../../shared/run';
 import type { Verdict } from '../../shared/verdict';
 import { executeAction, TYPING_ACTIONS } from '../act/executor';
+import { withGatedControls } from '../decide/gated-controls';
 import { isModelServiceStop, PlannerError, type CaseView, type Planner } from '../decide/planner';
 import { checkAction, resolveValue } from '../guard/guard';
 import type { GuardContext } from '../guard/guard-context';
@@ -89,6 +90,8 @@ class RunEnd extends Error {
 }
 
 const SUBMIT_WORD = /\bsubmit\b/i;
+/** Guard events the model is told of (it may have caused them, and they change what the page can do). */
+const BROWSER_REFUSALS = new Set(['download_blocked', 'navigation_blocked', 'popup_closed', 'permission_denied']);
 const MAX_SIGN_INS = 4;
 /** Unreadable applications lists in a row before the run stops instead of risking a second submission. */
 const MAX_LIST_FAILURES = 3;
@@ -111,6 +114,8 @@ export class RunLoop {
   private readonly pendingEvents: StepEvent[] = [];
   private readonly progress: ProgressTracker;
   private notes: string[] = [];
+  /** The model's reasoning for the turn being carried out, for the approval card. */
+  private turnReasoning: string | undefined;
   private previous: StepAction[] = [];
   private step: number;
   private signIns = 0;
@@ -151,6 +156,8 @@ export class RunLoop {
     const redacted = this.secrets.redact(message);
     this.pendingEvents.push({ type, message: redacted, at: this.now().toISOString() });
     this.o.listener?.log?.(`  ! ${type}: ${redacted}`);
+    // What the browser refused on the page's or the model's behalf is told to the model next turn.
+    if (BROWSER_REFUSALS.has(type)) this.notes.push(`The browser ${redacted.charAt(0).toLowerCase()}${redacted.slice(1)}`);
   }
 
   /** Registers a secret that must never be written down (a vault password). */
@@ -460,7 +467,7 @@ export class RunLoop {
     try {
       const result = await this.planner().decide({
         step: this.step,
-        observation: this.secrets.redact(read.observation),
+        observation: withGatedControls(this.secrets.redact(read.observation), this.o.profile.riskyWords),
         previous: this.previous,
         notes: this.notes,
         clerkFields: this.plainClerkValues(),
@@ -471,6 +478,7 @@ export class RunLoop {
         },
       });
       this.notes = [];
+      this.turnReasoning = result.turn.reasoning;
       return result;
     } catch (err) {
       if (err instanceof PlannerError) {
@@ -545,6 +553,7 @@ export class RunLoop {
         action,
         element,
         verdict,
+        ...(this.turnReasoning ? { reasoning: this.secrets.redact(this.turnReasoning) } : {}),
         screenshotBase64: Buffer.from((await this.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
       });
       approval = { decision: decision.decision, by: decision.by, at: this.now().toISOString(), note: decision.note };
