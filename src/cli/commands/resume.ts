@@ -22,7 +22,8 @@ Continues a run whose process stopped (killed, crashed, the machine went down) f
 store holds: the case file, the portal profile, the clerk's answers and the progress record.
 Step numbers go on where they stopped. Before any submit the portal's applications list is
 checked, so an application that already went through is never submitted twice.
-A run that is done, failed or blocked is final and is not resumed.
+A run the model service stopped (overloaded, a refusal, a cut-off reply) is interrupted too, and
+resumes the same way. A run that is done, failed or blocked is final and is not resumed.
 
   --db PATH                   the run store (default: ${defaultDbPath()})
   --approve ask|all|none      gated actions: ask on the terminal (default); all/none are for demos and tests
