@@ -17,10 +17,11 @@ import { finalScan, type SecretGuardOptions } from './secret-scan';
  */
 const ExportFile = z.object({
   format: z.literal(RUN_EXPORT_FORMAT),
-  version: z.literal(RUN_EXPORT_VERSION),
+  // Version 1 files (chain format 1) are still read: verify says what they cover.
+  version: z.union([z.literal(1), z.literal(RUN_EXPORT_VERSION)]),
   exportedAt: z.string(),
   run: RunRecord,
-  chain: z.object({ definition: z.string(), genesisHash: z.string(), stepHashes: z.array(z.string()), headHash: z.string().nullable() }),
+  chain: z.looseObject({ definition: z.string(), genesisHash: z.string(), stepHashes: z.array(z.string()), headHash: z.string().nullable() }),
   steps: z.array(z.unknown()),
   screenshots: z.record(z.string(), z.string().nullable()),
   auditTrail: z.array(

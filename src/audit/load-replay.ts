@@ -102,7 +102,7 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
     const parsed = StepRecord.safeParse(raw);
     const index = parsed.success ? parsed.data.index : position;
     const integrity = integrityOf(index, verify);
-    const problem = !verify.ok && verify.brokenStep === index ? verify.problem : undefined;
+    const problem = !verify.ok && verify.brokenStep === index && integrityOf(index, verify) === 'broken' ? verify.problem : undefined;
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return {
@@ -161,9 +161,7 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
     generatedAt: (options.now ?? (() => new Date()))().toISOString(),
     source: dropUndefined(source),
     run,
-    verify: verify.ok
-      ? { ok: true, steps: verify.steps, headHash: verify.headHash, checkedScreenshots: verify.checkedScreenshots, purgedScreenshots: verify.purgedScreenshots }
-      : { ok: false, brokenStep: verify.brokenStep, problem: verify.problem },
+    verify: { ...verify },
     chain: { definition: exp.chain.definition, genesisHash: exp.chain.genesisHash, headHash: exp.chain.headHash },
     steps,
     approvals: approvalsOf(steps),
@@ -173,9 +171,12 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
   return { replay, export: exp, screenshots };
 }
 
+/** A break in a step (or its screenshot) marks that step; a break elsewhere leaves the steps after it unvouched-for, not broken. */
 function integrityOf(index: number, verify: VerifyResult): StepIntegrity {
   if (verify.ok || index < verify.brokenStep) return 'verified';
-  return index === verify.brokenStep ? 'broken' : 'unverified';
+  const inStep = verify.where === undefined || verify.where === 'step' || verify.where === 'screenshot';
+  if (verify.where === 'run' || verify.where === 'head') return 'verified';
+  return index === verify.brokenStep && inStep ? 'broken' : 'unverified';
 }
 
 interface CaseValues {

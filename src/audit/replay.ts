@@ -22,12 +22,26 @@ export const REPLAY_VERSION = 1 as const;
 export const ReplayVerify = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
+    /** 1: the older chain (identity and steps only); 2: every fact the report shows. */
+    format: z.union([z.literal(1), z.literal(2)]),
     steps: z.number().int().nonnegative(),
+    events: z.number().int().nonnegative().optional(),
+    records: z.number().int().nonnegative().optional(),
     headHash: z.string().nullable(),
     checkedScreenshots: z.number().int().nonnegative(),
     purgedScreenshots: z.number().int().nonnegative(),
+    /** What the chain covers, and what an intact chain cannot prove. */
+    covers: z.array(z.string()),
+    cannot: z.string(),
   }),
-  z.object({ ok: z.literal(false), brokenStep: z.number().int().nonnegative(), problem: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    format: z.union([z.literal(1), z.literal(2)]).optional(),
+    brokenStep: z.number().int().nonnegative(),
+    problem: z.string(),
+    where: z.enum(['genesis', 'step', 'event', 'screenshot', 'run', 'head']).optional(),
+    field: z.string().optional(),
+  }),
 ]);
 export type ReplayVerify = z.infer<typeof ReplayVerify>;
 

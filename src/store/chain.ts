@@ -2,7 +2,8 @@ import { digest, sha256Hex } from '../base/canonical-json';
 import { StepRecord } from '../shared/run';
 
 /**
- * Tamper evidence: each run's steps form a hash chain.
+ * Tamper evidence, chain format 1 (runs recorded before schema 4; chain-v2.ts has format 2):
+ * each run's steps form a hash chain.
  *
  *   genesis     = sha256(canonicalJson({ id, caseId, clientId, portal, task, startedAt }))
  *   stepHash(i) = sha256(prev + '\n' + canonicalJson(step i) + '\n' + (step i's screenshotHash ?? ''))
@@ -34,8 +35,21 @@ export function stepHash(prevHash: string, stepJson: string, screenshotHash: str
   return sha256Hex(`${prevHash}\n${stepJson}\n${screenshotHash ?? ''}`);
 }
 
+/** What a verdict proved, and what no chain can prove by itself. */
+export interface ChainScope {
+  /** 1: identity and steps only (older runs); 2: every fact a report shows. */
+  format: 1 | 2;
+  /** What the chain covers, one line each. */
+  covers: string[];
+  /** What an intact chain does not prove. */
+  cannot: string;
+}
+
+/** Where a broken chain breaks. */
+export type BreakPlace = 'genesis' | 'step' | 'event' | 'screenshot' | 'run' | 'head';
+
 export type VerifyResult =
-  | {
+  | (ChainScope & {
       ok: true;
       /** Steps verified. */
       steps: number;
@@ -45,13 +59,31 @@ export type VerifyResult =
       checkedScreenshots: number;
       /** Screenshots purged by retention: their hash is in the chain, their bytes are gone. */
       purgedScreenshots: number;
-    }
+      /** Format 2: audit-trail events verified, and all records (steps + events). */
+      events?: number;
+      records?: number;
+    })
   | {
       ok: false;
+      format?: 1 | 2;
       /** The first step that fails; equals the number of steps when they all verify but the run's head or count does not. */
       brokenStep: number;
       problem: string;
+      /** What broke; for `run`, `field` names the run field whose value the chain does not hold. */
+      where?: BreakPlace;
+      field?: string;
     };
+
+export const CANNOT_PROVE =
+  'An intact chain shows the record was not edited piecemeal. It cannot tell the run as recorded from a whole chain rewritten ' +
+  'from its genesis by someone with write access to the file and this program: only a head kept elsewhere can ' +
+  '("portal-desk verify --heads FILE" against the office\'s append-only head log, or --expect-head HASH).';
+
+export const V1_COVERS = [
+  "the run's identity (id, case, client, portal, task, start time)",
+  'every step with its actions, approvals and step events, and each screenshot by its sha256',
+  'NOT covered (older chain format 1): the case copy, status, reason, application number, token totals, the audit trail, purges',
+];
 
 /** A step as stored: the exact JSON text the chain hashes and the hash recorded with it. */
 export interface StoredStep {
@@ -139,10 +171,10 @@ export function verifyChain(chain: ChainToVerify): VerifyResult {
         'the head was changed, or steps after the last stored one were removed',
     };
   }
-  return { ok: true, steps: expected, headHash: lastHash, checkedScreenshots: checked.size, purgedScreenshots: purged.size };
+  return { ok: true, format: 1, steps: expected, headHash: lastHash, checkedScreenshots: checked.size, purgedScreenshots: purged.size, covers: V1_COVERS, cannot: CANNOT_PROVE };
 }
 
-function screenshotHashOf(record: unknown): string | null {
+export function screenshotHashOf(record: unknown): string | null {
   if (record && typeof record === 'object' && 'screenshotHash' in record) {
     const h = (record as { screenshotHash: unknown }).screenshotHash;
     if (typeof h === 'string') return h;
@@ -150,6 +182,6 @@ function screenshotHashOf(record: unknown): string | null {
   return null;
 }
 
-function short(hash: string): string {
+export function short(hash: string): string {
   return hash.slice(0, 12);
 }

@@ -3,7 +3,7 @@ export { openStore, Store, type ModelPayload, type PurgeOptions, type PurgeResul
 export { defaultDbPath, DB_FILE_NAME } from './location';
 export { StoreOpenError } from './database';
 export { CANNOT_PROVE, CHAIN_DEFINITION, genesisHash, stepHash, type BreakPlace, type RunIdentity, type VerifyResult } from './chain';
-export { CHAIN_V2_COVERS, CHAIN_V2_DEFINITION, eventChainJson, eventHash, genesisRecord } from './chain-v2';
+export { anchorHead, CHAIN_V2_COVERS, CHAIN_V2_DEFINITION, eventChainJson, eventHash, genesisRecord, type ChainRecordRef } from './chain-v2';
 export {
   verifyExport,
   RunExportFormatError,

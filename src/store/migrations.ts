@@ -163,6 +163,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 4,
+    name: 'chain v2: one chained record log per run (steps, audit events, outcome, purges)',
+    // Runs written before this migration keep chain_version 1 (steps only) and verify as such;
+    // new runs get 2: a genesis record (identity, planner, approval mode, layout, model and the
+    // sha256 of the case copy with its profile) and ONE ordered log of steps and run events,
+    // each hashed onto the one before. record_count counts that log; pos places each row in it.
+    sql: `
+      ALTER TABLE runs ADD COLUMN chain_version INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE runs ADD COLUMN genesis_json TEXT;
+      ALTER TABLE runs ADD COLUMN record_count INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE steps ADD COLUMN pos INTEGER;
+      ALTER TABLE run_events ADD COLUMN pos INTEGER;
+      ALTER TABLE run_events ADD COLUMN set_json TEXT;
+      ALTER TABLE run_events ADD COLUMN hash TEXT;
+      CREATE UNIQUE INDEX steps_by_pos ON steps (run_id, pos) WHERE pos IS NOT NULL;
+      CREATE UNIQUE INDEX run_events_by_pos ON run_events (run_id, pos) WHERE pos IS NOT NULL;
+
+      CREATE TRIGGER runs_genesis_fixed BEFORE UPDATE OF chain_version, genesis_json ON runs
+      WHEN NEW.chain_version IS NOT OLD.chain_version OR NEW.genesis_json IS NOT OLD.genesis_json
+      BEGIN SELECT RAISE(ABORT, 'a run''s chain genesis never changes'); END;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

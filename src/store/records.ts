@@ -28,6 +28,9 @@ export interface RunRow {
   owner_pid: number | null;
   owner_token: string | null;
   purged_at: string | null;
+  chain_version: number;
+  genesis_json: string | null;
+  record_count: number;
 }
 
 export function runFromRow(row: RunRow): RunRecord {
@@ -132,7 +135,7 @@ export function approvalFromRow(row: ApprovalRow): ApprovalEntry {
   return a;
 }
 
-export type RunEventType = 'created' | 'status' | 'resumed' | 'updated' | 'interrupted' | 'purged';
+export type RunEventType = 'created' | 'status' | 'resumed' | 'updated' | 'interrupted' | 'purged' | 'outcome';
 
 /** One row of a run's audit trail (append-only). */
 export interface RunEvent {
@@ -147,6 +150,16 @@ export interface RunEvent {
   detail?: Record<string, unknown>;
   /** The process that wrote the event. */
   pid?: number;
+  /** Chain v2 runs: the event's place in the run's record log (steps and events, from 0). */
+  pos?: number;
+  /**
+   * Chain v2 runs: the run fields this event set, with their values (the case copy by its
+   * sha256, never its text): status, reason, applicationNumber, endedAt, model, caseJsonSha256;
+   * an `outcome` also its usage, step count and receipt hash; a `purged` the screenshots it removed.
+   */
+  set?: Record<string, unknown>;
+  /** Chain v2 runs: this event's hash in the run's chain. */
+  hash?: string;
 }
 
 export interface RunEventRow {
@@ -159,6 +172,9 @@ export interface RunEventRow {
   reason: string | null;
   detail: string | null;
   pid: number | null;
+  pos: number | null;
+  set_json: string | null;
+  hash: string | null;
 }
 
 export function eventFromRow(row: RunEventRow): RunEvent {
@@ -168,5 +184,8 @@ export function eventFromRow(row: RunEventRow): RunEvent {
   if (row.reason !== null) e.reason = row.reason;
   if (row.detail !== null) e.detail = JSON.parse(row.detail) as Record<string, unknown>;
   if (row.pid !== null) e.pid = row.pid;
+  if (row.pos !== null) e.pos = row.pos;
+  if (row.set_json !== null) e.set = JSON.parse(row.set_json) as Record<string, unknown>;
+  if (row.hash !== null) e.hash = row.hash;
   return e;
 }

@@ -5,6 +5,7 @@ import { canonicalJson, sha256Hex } from '../base/canonical-json';
 import type { RunRecorder } from '../shared/recorder';
 import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
 import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
+import { CHAIN_V2_DEFINITION, eventChainJson, eventHash, genesisRecord, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
 import { openDatabase, type DatabaseOptions } from './database';
 import { schemaVersion } from './migrations';
 import {
@@ -20,7 +21,7 @@ import {
   type RunEventType,
   type RunRow,
 } from './records';
-import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport } from './run-export';
+import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type RunExportV2 } from './run-export';
 import { SecretGuard } from './secret-guard';
 
 export interface StoreOptions extends DatabaseOptions {
@@ -141,9 +142,13 @@ export class Store implements RunRecorder {
         ended_at: run.endedAt ?? null,
         owner_pid: process.pid,
         owner_token: this.ownerToken,
+        genesis_json: canonicalJson(genesisRecord(run)),
         at,
       });
-      this.addEvent(run.id, at, 'created', { to: run.status, reason: run.reason ?? null });
+      const set: Record<string, unknown> = { status: run.status, reason: run.reason ?? null };
+      if (run.applicationNumber !== undefined) set.applicationNumber = run.applicationNumber;
+      if (run.endedAt !== undefined) set.endedAt = run.endedAt;
+      this.addEvent(run.id, at, 'created', { to: run.status, reason: run.reason ?? null }, set);
     }).immediate();
   }
 
@@ -265,7 +270,7 @@ export class Store implements RunRecorder {
         if (row.owner_pid !== null && row.owner_pid !== process.pid && processIsAlive(row.owner_pid)) continue;
         const reason = `Interrupted: the process running it stopped${row.owner_pid !== null ? ` (pid ${row.owner_pid})` : ''} after step ${row.step_count}; resume to continue`;
         this.sql.setStatus.run({ id: row.id, status: 'interrupted', reason, at });
-        this.addEvent(row.id, at, 'interrupted', { from: row.status, to: 'interrupted', reason, detail: { ownerPid: row.owner_pid, steps: row.step_count } });
+        this.addEvent(row.id, at, 'interrupted', { from: row.status, to: 'interrupted', reason, detail: { ownerPid: row.owner_pid, steps: row.step_count } }, { status: 'interrupted', reason });
         marked.push(row.id);
       }
       return marked;
@@ -274,15 +279,36 @@ export class Store implements RunRecorder {
 
   // ---- Tamper evidence -----------------------------------------------------------------------
 
-  /** Walks the run's hash chain from its identity and names the first step that does not hold. */
-  async verifyRun(runId: string): Promise<VerifyResult> {
+  /**
+   * Walks the run's hash chain from its genesis and names the first record that does not hold
+   * (and, for a run field the chain does not vouch for, the field). Runs recorded before schema 4
+   * are checked in chain format 1 and say so (`format: 1`, `covers`).
+   */
+  async verifyRun(runId: string, options: { onRecord?: (record: ChainRecordRef) => void } = {}): Promise<VerifyResult> {
     return this.db.transaction(() => {
       const row = this.requireRun(runId);
-      return verifyChain({
+      if (row.chain_version === 2) {
+        return verifyChainV2({
+          genesis: row.genesis_json,
+          run: claimedRunOf(row),
+          steps: (this.sql.stepRows.all(runId) as StepRow[]).map((s) => ({
+            index: s.idx,
+            pos: s.pos,
+            json: s.json,
+            hash: s.hash,
+            columns: { screenshotHash: s.screenshot_hash, observationHash: s.observation_hash },
+          })),
+          events: (this.sql.events.all(runId) as RunEventRow[]).map(storedEventOf),
+          screenshot: (sha256) => this.screenshotState(sha256),
+          ...(options.onRecord ? { onRecord: options.onRecord } : {}),
+        });
+      }
+      const stepRows = this.sql.stepRows.all(runId) as StepRow[];
+      const v1 = verifyChain({
         identity: identityOf(row),
         stepCount: row.step_count,
         headHash: row.head_hash,
-        steps: (this.sql.stepRows.all(runId) as StepRow[]).map((s) => ({
+        steps: stepRows.map((s) => ({
           index: s.idx,
           json: s.json,
           hash: s.hash,
@@ -290,6 +316,8 @@ export class Store implements RunRecorder {
         })),
         screenshot: (sha256) => this.screenshotState(sha256),
       });
+      if (v1.ok) stepRows.forEach((s, pos) => options.onRecord?.({ pos, hash: s.hash, kind: 'step', type: 'step' }));
+      return v1;
     })();
   }
 
@@ -306,9 +334,32 @@ export class Store implements RunRecorder {
         if (state.state === 'present') screenshots[s.screenshot_hash] = Buffer.from(state.png).toString('base64');
         else if (state.state === 'purged') screenshots[s.screenshot_hash] = null;
       }
+      const auditTrail = (this.sql.events.all(runId) as RunEventRow[]).map(eventFromRow);
+      if (row.chain_version === 2) {
+        const v2: RunExportV2 = {
+          format: RUN_EXPORT_FORMAT,
+          version: RUN_EXPORT_VERSION,
+          exportedAt,
+          run: runFromRow(row),
+          chain: {
+            version: 2,
+            definition: CHAIN_V2_DEFINITION,
+            genesis: row.genesis_json === null ? null : (JSON.parse(row.genesis_json) as Record<string, unknown>),
+            genesisHash: row.genesis_json === null ? '' : sha256Hex(row.genesis_json),
+            stepHashes: stepRows.map((s) => s.hash),
+            stepPositions: stepRows.map((s) => s.pos),
+            recordCount: row.record_count,
+            headHash: row.head_hash,
+          },
+          steps: stepRows.map((s) => JSON.parse(s.json) as StepRecord),
+          screenshots,
+          auditTrail,
+        };
+        return v2;
+      }
       return {
         format: RUN_EXPORT_FORMAT,
-        version: RUN_EXPORT_VERSION,
+        version: 1 as const,
         exportedAt,
         run: runFromRow(row),
         chain: {
@@ -320,7 +371,7 @@ export class Store implements RunRecorder {
         // Parsed without the schema, so the export carries exactly the bytes the chain hashed.
         steps: stepRows.map((s) => JSON.parse(s.json) as StepRecord),
         screenshots,
-        auditTrail: (this.sql.events.all(runId) as RunEventRow[]).map(eventFromRow),
+        auditTrail,
       };
     })();
   }
@@ -369,9 +420,15 @@ export class Store implements RunRecorder {
       const blobs = this.sql.purgeableBlobs.all() as { sha256: string; bytes: number }[];
       for (const b of blobs) this.sql.dropBlob.run(at, b.sha256);
       const modelPayloads = this.sql.dropPayloads.run().changes;
-      for (const id of newlyPurged) {
-        this.sql.markPurged.run(at, id);
-        this.addEvent(id, at, 'purged', { detail: { cutoff, olderThanMs: options.olderThanMs } });
+      // Each run whose screenshots went gets a chained record naming them (so they verify as
+      // purged); a run purged for the first time gets one even when nothing of it was dropped.
+      const dropped = new Set(blobs.map((b) => b.sha256));
+      for (const id of this.sql.scopeRuns.all() as string[]) {
+        const removed = (this.sql.runScreenshots.all(id) as string[]).filter((h) => dropped.has(h)).sort();
+        const first = newlyPurged.includes(id);
+        if (!first && removed.length === 0) continue;
+        if (first) this.sql.markPurged.run(at, id);
+        this.addEvent(id, at, 'purged', { detail: { cutoff, olderThanMs: options.olderThanMs, screenshots: removed.length } }, { screenshots: removed });
       }
       this.sql.clearScope.run();
       return { cutoff, runs: newlyPurged.length, screenshots: blobs.length, screenshotBytes: blobs.reduce((n, b) => n + b.bytes, 0), modelPayloads };
@@ -388,13 +445,15 @@ export class Store implements RunRecorder {
       throw new Error(`Refused to record step ${step.index} of run ${step.runId}: the run has ${run.step_count} steps, so the next one is step ${run.step_count}. Nothing was written.`);
     }
     if (run.step_count > 0 && run.head_hash === null) throw new Error(`Run ${step.runId} has steps but no head hash; run verifyRun before recording more`);
-    const prev = run.head_hash ?? genesisHash(identityOf(run));
+    const v2 = run.chain_version === 2;
+    const prev = run.head_hash ?? (v2 && run.genesis_json !== null ? sha256Hex(run.genesis_json) : genesisHash(identityOf(run)));
     const at = this.now().toISOString();
     if (png) this.sql.putScreenshot.run({ sha256: step.screenshotHash, png, bytes: png.byteLength, at });
     const hash = stepHash(prev, json, step.screenshotHash);
     this.sql.insertStep.run({
       run_id: step.runId,
       idx: step.index,
+      pos: v2 ? run.record_count : null,
       json,
       observation_hash: step.observationHash,
       screenshot_hash: step.screenshotHash,
@@ -445,30 +504,87 @@ export class Store implements RunRecorder {
       at,
     });
     const reasonChanged = reason !== run.reason;
+    // The values set, for the chain (the case copy by its sha256: the audit trail never holds case values).
+    const set: Record<string, unknown> = {};
+    if (statusChanged || patch.status !== undefined) set.status = to;
+    if (reasonChanged || statusChanged) set.reason = reason;
+    if (next.application_number !== run.application_number) set.applicationNumber = next.application_number;
+    if (next.ended_at !== run.ended_at) set.endedAt = next.ended_at;
+    if (next.model !== run.model) set.model = next.model;
+    if (next.case_json !== run.case_json) set.caseJsonSha256 = sha256Hex(next.case_json);
     if (statusChanged || (patch.status !== undefined && reasonChanged)) {
       const type: RunEventType = statusChanged && from === 'interrupted' && live ? 'resumed' : 'status';
-      this.addEvent(runId, at, type, { from, to, reason, detail: changed.length ? { fields: changed } : undefined });
+      this.addEvent(runId, at, type, { from, to, reason, detail: changed.length ? { fields: changed } : undefined }, set);
     } else if (changed.length > 0 || reasonChanged) {
-      this.addEvent(runId, at, 'updated', { reason, detail: { fields: reasonChanged ? ['reason', ...changed] : changed } });
+      this.addEvent(runId, at, 'updated', { reason, detail: { fields: reasonChanged ? ['reason', ...changed] : changed } }, set);
     }
+    if (statusChanged && FINAL_STATUSES.includes(to)) this.addOutcome(runId, at);
   }
 
+  /** The chained final record of a run: its outcome, what it cost, how many steps, the receipt's hash. */
+  private addOutcome(runId: string, at: string): void {
+    const run = this.requireRun(runId);
+    const receipt = (this.sql.receiptMessages.all(runId) as string[])
+      .map((m) => /\bsha256 ([0-9a-f]{64})\b/.exec(m)?.[1])
+      .filter((h): h is string => h !== undefined)
+      .at(-1);
+    const r = runFromRow(run);
+    this.addEvent(
+      runId,
+      at,
+      'outcome',
+      { to: r.status, reason: r.reason ?? null, detail: { applicationNumber: r.applicationNumber ?? null, steps: r.stepCount } },
+      {
+        status: r.status,
+        reason: r.reason ?? null,
+        applicationNumber: r.applicationNumber ?? null,
+        endedAt: r.endedAt ?? null,
+        outcome: { steps: r.stepCount, usage: r.usage, receiptSha256: receipt ?? null },
+      },
+    );
+  }
+
+  /**
+   * Appends one audit-trail event. On a chain-v2 run it is the next record of the run's chain:
+   * hashed onto the head with the values it `set`, and the head moves to it.
+   */
   private addEvent(
     runId: string,
     at: string,
     type: RunEventType,
     e: { from?: string; to?: string; reason?: string | null; detail?: Record<string, unknown> },
+    set: Record<string, unknown>,
   ): void {
+    const run = this.requireRun(runId);
+    // Normalised through JSON once, so the chained text is what reading the row back gives.
+    const detail = e.detail ? (JSON.parse(JSON.stringify(e.detail)) as Record<string, unknown>) : undefined;
+    const setJson = Object.keys(set).length ? (JSON.parse(JSON.stringify(set)) as Record<string, unknown>) : undefined;
+    let chained: { pos: number; hash: string } | null = null;
+    if (run.chain_version === 2) {
+      const pos = run.record_count;
+      const prev = run.head_hash ?? sha256Hex(run.genesis_json ?? '');
+      const event: ChainedEvent = { runId, pos, at, type, pid: process.pid };
+      if (e.from) event.fromStatus = e.from;
+      if (e.to) event.toStatus = e.to;
+      if (e.reason) event.reason = e.reason;
+      if (detail) event.detail = detail;
+      if (setJson) event.set = setJson;
+      chained = { pos, hash: eventHash(prev, eventChainJson(event)) };
+    }
     this.sql.insertEvent.run({
       run_id: runId,
       at,
       type,
-      from_status: e.from ?? null,
-      to_status: e.to ?? null,
-      reason: e.reason ?? null,
-      detail: e.detail ? JSON.stringify(e.detail) : null,
+      from_status: e.from || null,
+      to_status: e.to || null,
+      reason: e.reason || null,
+      detail: detail ? JSON.stringify(detail) : null,
       pid: process.pid,
+      pos: chained?.pos ?? null,
+      set_json: chained && setJson ? JSON.stringify(setJson) : null,
+      hash: chained?.hash ?? null,
     });
+    if (chained) this.sql.advanceChain.run({ id: runId, head: chained.hash });
   }
 
   private requireRun(runId: string): RunRow {
@@ -485,6 +601,7 @@ export class Store implements RunRecorder {
 }
 
 interface StepRow {
+  pos: number | null;
   idx: number;
   json: string;
   hash: string;
@@ -494,6 +611,55 @@ interface StepRow {
 
 function identityOf(row: RunRow) {
   return { id: row.id, caseId: row.case_id, clientId: row.client_id, portal: row.portal, task: row.task, startedAt: row.started_at };
+}
+
+/** The run as its row claims it is, for chain-v2 verification. */
+function claimedRunOf(row: RunRow) {
+  return {
+    id: row.id,
+    caseId: row.case_id,
+    clientId: row.client_id,
+    portal: row.portal,
+    task: row.task,
+    startedAt: row.started_at,
+    planner: row.planner,
+    approveMode: row.approve_mode,
+    layout: row.layout,
+    model: row.model,
+    status: row.status,
+    reason: row.reason,
+    applicationNumber: row.application_number,
+    endedAt: row.ended_at,
+    caseJson: row.case_json,
+    stepCount: row.step_count,
+    usage: {
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      cacheReadTokens: row.cache_read_tokens,
+      cacheWriteTokens: row.cache_write_tokens,
+      costUsd: row.cost_usd,
+    },
+    headHash: row.head_hash,
+    recordCount: row.record_count,
+  };
+}
+
+/** An event row as the chain reads it; a row whose JSON columns no longer parse reads as null. */
+function storedEventOf(row: RunEventRow): StoredEvent {
+  let event: ChainedEvent | null = null;
+  try {
+    const e = eventFromRow(row);
+    event = { runId: e.runId, pos: e.pos ?? -1, at: e.at, type: e.type };
+    if (e.fromStatus) event.fromStatus = e.fromStatus;
+    if (e.toStatus) event.toStatus = e.toStatus;
+    if (e.reason) event.reason = e.reason;
+    if (e.detail) event.detail = e.detail;
+    if (e.pid !== undefined) event.pid = e.pid;
+    if (e.set) event.set = e.set;
+  } catch {
+    event = null;
+  }
+  return { event, hash: row.hash, pos: row.pos, type: row.type };
 }
 
 function fieldName(column: 'application_number' | 'ended_at' | 'case_json' | 'model'): string {
@@ -517,9 +683,9 @@ function prepareStatements(db: Database.Database) {
     runRow: db.prepare('SELECT * FROM runs WHERE id = ?'),
     insertRun: db.prepare(`
       INSERT INTO runs (id, case_id, client_id, portal, task, planner, model, approve_mode, status, reason, application_number,
-                        case_json, layout, started_at, ended_at, owner_pid, owner_token, created_at, updated_at)
+                        case_json, layout, started_at, ended_at, owner_pid, owner_token, created_at, updated_at, chain_version, genesis_json)
       VALUES (@id, @case_id, @client_id, @portal, @task, @planner, @model, @approve_mode, @status, @reason, @application_number,
-              @case_json, @layout, @started_at, @ended_at, @owner_pid, @owner_token, @at, @at)`),
+              @case_json, @layout, @started_at, @ended_at, @owner_pid, @owner_token, @at, @at, 2, @genesis_json)`),
     updateRun: db.prepare(`
       UPDATE runs SET status = @status, reason = @reason, application_number = @application_number, ended_at = @ended_at,
                       case_json = @case_json, model = @model, owner_pid = @owner_pid, owner_token = @owner_token, updated_at = @at
@@ -529,20 +695,21 @@ function prepareStatements(db: Database.Database) {
       UPDATE runs SET step_count = step_count + 1,
                       input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
                       cache_read_tokens = cache_read_tokens + @cache_read, cache_write_tokens = cache_write_tokens + @cache_write,
-                      cost_usd = cost_usd + @cost, head_hash = @head,
+                      cost_usd = cost_usd + @cost, head_hash = @head, record_count = record_count + 1,
                       owner_pid = @owner_pid, owner_token = @owner_token, updated_at = @at
       WHERE id = @id`),
     listRuns: db.prepare(`
       SELECT * FROM runs
       WHERE (? IS NULL OR status IN (SELECT value FROM json_each(?)))
       ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`),
+    advanceChain: db.prepare('UPDATE runs SET record_count = record_count + 1, head_hash = @head WHERE id = @id'),
     liveRuns: db.prepare('SELECT * FROM runs WHERE status IN (SELECT value FROM json_each(?))'),
     insertStep: db.prepare(`
-      INSERT INTO steps (run_id, idx, json, observation_hash, screenshot_hash, hash, recorded_at)
-      VALUES (@run_id, @idx, @json, @observation_hash, @screenshot_hash, @hash, @at)`),
+      INSERT INTO steps (run_id, idx, pos, json, observation_hash, screenshot_hash, hash, recorded_at)
+      VALUES (@run_id, @idx, @pos, @json, @observation_hash, @screenshot_hash, @hash, @at)`),
     stepJsons: db.prepare('SELECT json FROM steps WHERE run_id = ? ORDER BY idx').pluck(),
     stepJson: db.prepare('SELECT json FROM steps WHERE run_id = ? AND idx = ?').pluck(),
-    stepRows: db.prepare('SELECT idx, json, hash, screenshot_hash, observation_hash FROM steps WHERE run_id = ? ORDER BY idx'),
+    stepRows: db.prepare('SELECT idx, pos, json, hash, screenshot_hash, observation_hash FROM steps WHERE run_id = ? ORDER BY idx'),
     // A purged blob seen again gets its bytes back (same hash, so same bytes).
     putScreenshot: db.prepare(`
       INSERT INTO screenshots (sha256, png, bytes, first_seen_at) VALUES (@sha256, @png, @bytes, @at)
@@ -551,8 +718,11 @@ function prepareStatements(db: Database.Database) {
     screenshotRow: db.prepare('SELECT png FROM screenshots WHERE sha256 = ?'),
     approvals: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY step, action_index'),
     insertEvent: db.prepare(`
-      INSERT INTO run_events (run_id, at, type, from_status, to_status, reason, detail, pid)
-      VALUES (@run_id, @at, @type, @from_status, @to_status, @reason, @detail, @pid)`),
+      INSERT INTO run_events (run_id, at, type, from_status, to_status, reason, detail, pid, pos, set_json, hash)
+      VALUES (@run_id, @at, @type, @from_status, @to_status, @reason, @detail, @pid, @pos, @set_json, @hash)`),
+    receiptMessages: db.prepare(`
+      SELECT json_extract(e.value, '$.message') FROM steps AS s, json_each(s.json, '$.events') AS e
+      WHERE s.run_id = ? AND json_extract(e.value, '$.type') = 'receipt' ORDER BY s.idx, CAST(e.key AS INTEGER)`).pluck(),
     events: db.prepare('SELECT * FROM run_events WHERE run_id = ? ORDER BY seq'),
     progressRow: db.prepare('SELECT * FROM progress WHERE client_id = ? AND portal = ? AND task = ?'),
     upsertProgress: db.prepare(`
@@ -577,6 +747,8 @@ function prepareStatements(db: Database.Database) {
                         WHERE s.screenshot_hash = screenshots.sha256 AND s.run_id NOT IN (SELECT run_id FROM purge_scope))`),
     dropBlob: db.prepare('UPDATE screenshots SET png = NULL, purged_at = ? WHERE sha256 = ?'),
     dropPayloads: db.prepare('DELETE FROM model_payloads WHERE run_id IN (SELECT run_id FROM purge_scope)'),
+    scopeRuns: db.prepare('SELECT run_id FROM purge_scope ORDER BY run_id').pluck(),
+    runScreenshots: db.prepare('SELECT DISTINCT screenshot_hash FROM steps WHERE run_id = ? AND screenshot_hash IS NOT NULL').pluck(),
     markPurged: db.prepare('UPDATE runs SET purged_at = ? WHERE id = ?'),
   };
 }

@@ -18,6 +18,7 @@ const SHIPPED = [
   [1, '3720934f7871dd243426a410c614a865d617ac5fba6553a3b5dd4ada786f3c6c'],
   [2, 'a4d6e442fda381b6530d2b8a553a14a9515da27aeb088f94831ea7d13a7033c5'],
   [3, '33818d7c6dc8e3562ffb1fcb202c441be3ce192b7bd4ba523bb0ee17821065b8'],
+  [4, '5872ae5835d9e59ac112dbb80ed16ed660724df4c0f8dedd2751cb0af8c76300'],
 ] as const;
 
 describe('migrations', () => {
@@ -67,7 +68,8 @@ describe('migrations', () => {
     const store = openStore(path);
     try {
       expect(store.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
-      expect(await store.verifyRun(run.id)).toMatchObject({ ok: true, steps: 2, headHash: prev });
+      // A run from before chain format 2 verifies in format 1, and says so.
+      expect(await store.verifyRun(run.id)).toMatchObject({ ok: true, format: 1, steps: 2, headHash: prev });
       expect(await store.approvals(run.id)).toMatchObject([{ step: 1, decision: 'approve', by: 'Anna Byrne' }]);
       expect((await store.listSteps(run.id)).map((s) => s.index)).toEqual([0, 1]);
       // Retention (migration 3) works on the upgraded file.

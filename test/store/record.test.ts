@@ -117,7 +117,12 @@ describe('runs, audit trail and replay queries', () => {
       ['resumed', 'interrupted', 'running', undefined],
       ['updated', undefined, undefined, undefined],
       ['status', 'running', 'done', 'Submitted'],
+      ['outcome', undefined, 'done', 'Submitted'],
     ]);
+    // Every event is a chained record holding the values it set; the outcome closes the chain.
+    expect(trail.map((e) => e.pos)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(trail[7]?.set).toMatchObject({ status: 'done', applicationNumber: 'SR-2026-118842', outcome: { steps: 0, receiptSha256: null } });
+    expect(await store.verifyRun(id)).toMatchObject({ ok: true, format: 2, steps: 0, events: 8, records: 8 });
     expect(trail[5]?.detail).toEqual({ fields: ['caseJson'] });
     expect(trail[6]?.detail).toEqual({ fields: ['applicationNumber', 'endedAt'] });
     expect(JSON.stringify(trail)).not.toContain('Naas');

@@ -36,15 +36,18 @@ describe('verifyRun', () => {
   it('passes an untouched run and reports its head', async () => {
     const { store } = await recordedRun();
     const run = await store.getRun(RUN);
-    expect(await store.verifyRun(RUN)).toEqual({ ok: true, steps: 6, headHash: run?.headHash, checkedScreenshots: 4, purgedScreenshots: 0 });
+    // Records: the "created" event, then the six steps.
+    expect(await store.verifyRun(RUN)).toMatchObject({ ok: true, format: 2, steps: 6, events: 1, records: 7, headHash: run?.headHash, checkedScreenshots: 4, purgedScreenshots: 0 });
   });
 
-  it('passes a run without steps, whose head is empty', async () => {
+  it('passes a run without steps, whose head is its "created" record', async () => {
     const path = tempDbPath();
     const store = openStore(path);
     opened.push(store);
     await store.createRun(newRun());
-    expect(await store.verifyRun(RUN)).toEqual({ ok: true, steps: 0, headHash: null, checkedScreenshots: 0, purgedScreenshots: 0 });
+    const head = (await store.getRun(RUN))?.headHash;
+    expect(head).toMatch(/^[0-9a-f]{64}$/);
+    expect(await store.verifyRun(RUN)).toMatchObject({ ok: true, steps: 0, events: 1, headHash: head, checkedScreenshots: 0, purgedScreenshots: 0 });
     expect(verifyExport(await store.exportRun(RUN))).toMatchObject({ ok: true, steps: 0 });
     await expect(store.verifyRun('no-such-run')).rejects.toThrow(/No run no-such-run/);
   });
@@ -91,7 +94,7 @@ describe('verifyRun', () => {
 
     const b = await recordedRun();
     tamper(b.path, "UPDATE runs SET head_hash = 'ab' || substr(head_hash, 3) WHERE id = ?", RUN);
-    expect(await b.store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 6, problem: expect.stringMatching(/head hash .* is not the last step's hash/) });
+    expect(await b.store.verifyRun(RUN)).toMatchObject({ ok: false, brokenStep: 6, problem: expect.stringMatching(/head hash .* is not the last record's hash/) });
 
     // Rewriting step 2's JSON AND its hash moves the break to step 3, whose hash no longer follows.
     const c = await recordedRun();
@@ -162,12 +165,18 @@ describe('exportRun and verifyExport', () => {
     const { store } = await recordedRun();
     const head = (await store.getRun(RUN))!.headHash!;
     const forged = JSON.parse(JSON.stringify(await store.exportRun(RUN))) as RunExport;
-    forged.steps.pop();
+    // The last step cut off, with every count and total that names it brought into line.
+    const cut = forged.steps.pop()!;
     forged.chain.stepHashes.pop();
+    if (forged.version === 2) {
+      forged.chain.stepPositions.pop();
+      forged.chain.recordCount -= 1;
+    }
     forged.run.stepCount = 5;
+    for (const k of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd'] as const) forged.run.usage[k] -= cut.model!.usage![k];
     forged.run.headHash = forged.chain.stepHashes[4];
     forged.chain.headHash = forged.chain.stepHashes[4]!;
-    expect(verifyExport(forged).ok).toBe(true);
+    expect(verifyExport(forged)).toMatchObject({ ok: true });
     expect(verifyExport(forged, { expectedHeadHash: head })).toMatchObject({ ok: false, brokenStep: 5 });
   });
 
