@@ -11,7 +11,11 @@ export const DB_FILE_NAME = 'portal-desk.sqlite';
  */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
   const dir = dataFolder(env, home);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    // A folder that cannot be made (read-only home, no permission) is reported when the store is opened, in one line.
+  }
   return join(dir, DB_FILE_NAME);
 }
 
