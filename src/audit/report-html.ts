@@ -1,6 +1,7 @@
 import type { OutcomeStatus } from '../shared/outcome';
 import type { RunStatus, StepEvent, TokenUsage } from '../shared/run';
 import type { VerdictKind } from '../shared/verdict';
+import { visibleEvents } from './browser-noise';
 import { html, trusted, type SafeHtml } from './html';
 import type { Replay, ReplayAction, ReplayAuditEvent, ReplayEntry, ReplayStep, UnreadableStep } from './replay';
 import { REPORT_CSS } from './report-style';
@@ -17,12 +18,20 @@ export const REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-
 export interface ReportOptions extends SecretGuardOptions {
   /** The PNG for a screenshot hash (only bytes that match their hash should be given). */
   screenshot?: (sha256: string) => Uint8Array | null | undefined;
+  /** The office's locale and time zone for times shown (default: this machine's); UTC is in each time's tooltip. */
+  locale?: string;
+  timeZone?: string;
 }
+
+/** The one time format of a report, set for the duration of one (synchronous) render. */
+let timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** Renders the report and runs the final secret scan over it (throws SecretInReportError on a hit). */
 export function renderReportHtml(replay: Replay, options: ReportOptions = {}): string {
   const shot = options.screenshot ?? (() => null);
   const run = replay.run;
+  timeFormat = new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeStyle: 'medium', ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
+  const zone = timeFormat.resolvedOptions().timeZone;
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -43,9 +52,9 @@ ${summary(replay)}
 ${replay.steps.map((s) => (s.kind === 'step' ? stepSection(s, replay, shot) : unreadableSection(s)))}
 ${outcomeSection(replay)}
 ${approvalsSection(replay)}
-${auditTrailSection(replay.auditTrail)}
+${auditTrailSection(replay.auditTrail, replay.verify.ok ? replay.verify.format === 2 : replay.verify.format === 2)}
 ${integritySection(replay)}
-<footer class="page">Generated ${dateTime(replay.generatedAt)} by Portal Desk from ${replay.source.kind === 'store' ? 'the run store' : 'an exported run file'}${replay.source.path ? html` <span class="mono">${replay.source.path}</span>` : ''}. Times are UTC.</footer>
+<footer class="page">Generated ${dateTime(replay.generatedAt)} by Portal Desk from ${replay.source.kind === 'store' ? 'the run store' : 'an exported run file'}. Times are shown in ${zone}; hover one for UTC.</footer>
 </main>
 </div>
 </body>
@@ -67,7 +76,7 @@ function stepIndex(replay: Replay): SafeHtml {
 <ol>
 ${replay.steps.map((s) => {
   const marks = stepMarks(s);
-  return html`<li class="${s.integrity === 'verified' ? '' : s.integrity}"><a href="#step-${s.index}"><span class="n">${s.index}</span><span class="t">${s.kind === 'step' ? stepTitle(s) : 'Unreadable step'}</span><span class="marks">${marks.map(
+  return html`<li class="${s.integrity === 'verified' ? '' : s.integrity}"><a href="#step-${s.index}"><span class="n">${s.index}</span><span class="t">${s.kind === 'step' ? stepTitle(s) : 'Unreadable step'}${s.kind === 'step' ? html`<span class="d">${duration(s.durationMs)}</span>` : ''}</span><span class="marks">${marks.map(
     (m) => html`<span class="mark ${m.tone}" title="${m.label}"></span>`,
   )}</span></a></li>`;
 })}
@@ -89,7 +98,8 @@ function stepMarks(s: ReplayEntry): { tone: 'warn' | 'bad' | 'info'; label: stri
   if (s.integrity === 'broken') marks.push({ tone: 'bad', label: 'chain broken here' });
   if (s.actions.some((a) => a.verdict.verdict === 'needs_approval')) marks.push({ tone: 'warn', label: 'approval asked' });
   if (s.actions.some((a) => a.verdict.verdict === 'block' || BAD_OUTCOMES.includes(a.outcome.status))) marks.push({ tone: 'bad', label: 'blocked, denied or failed action' });
-  if (s.events.length) marks.push({ tone: eventTone(s.events) === 'bad' ? 'bad' : 'info', label: s.events.map((e) => humanise(e.type)).join(', ') });
+  const { shown } = visibleEvents(s.events);
+  if (shown.length) marks.push({ tone: eventTone(shown) === 'bad' ? 'bad' : 'info', label: shown.map((e) => humanise(e.type)).join(', ') });
   return marks;
 }
 
@@ -106,7 +116,7 @@ function summary(replay: Replay): SafeHtml {
 ${verifyBanner(replay)}
 ${run.approveMode !== 'ask' ? approveModeBanner(run.approveMode) : ''}
 <div class="outcome-card">
-<div class="status-row"><span class="chip big ${statusTone(run.status)}">${humanise(run.status)}</span><span class="reason">${run.reason ?? 'No reason recorded'}</span></div>
+<div class="status-row"><span class="chip big ${statusTone(run.status)}">${humanise(run.status)}</span><span class="reason">${run.reason ? withoutLocalPaths(run.reason) : 'No reason recorded'}</span></div>
 ${run.applicationNumber ? html`<p class="appno">Application number<b>${run.applicationNumber}</b></p>` : ''}
 </div>
 <dl class="facts">
@@ -126,7 +136,7 @@ ${fact('Screenshots', `${t.screenshots.present} shown`, screenshotNote(t.screens
 </header>`;
 }
 
-function fact(label: string, value: string, sub?: string): SafeHtml {
+function fact(label: string, value: string | SafeHtml, sub?: string): SafeHtml {
   return html`<div><dt>${label}</dt><dd>${value}${sub ? html`<span class="sub">${sub}</span>` : ''}</dd></div>`;
 }
 
@@ -134,8 +144,9 @@ function verifyBanner(replay: Replay): SafeHtml {
   const v = replay.verify;
   if (v.ok) {
     const shots = `${plural(v.checkedScreenshots, 'screenshot')} checked against their hashes${v.purgedScreenshots ? `, ${v.purgedScreenshots} purged by retention (hash kept)` : ''}`;
-    return html`<div class="banner ok" role="status"><span class="icon">✓</span><strong>Chain intact — ${plural(v.steps, 'step')} verified, nothing edited since recording</strong>
-<span class="detail">${shots}. Head hash <span class="hash">${v.headHash ?? '(no steps)'}</span></span></div>`;
+    const what = v.format === 2 ? `${plural(v.steps, 'step')}, ${plural(v.events ?? 0, 'audit event')} and the outcome verified` : `${plural(v.steps, 'step')} verified (older chain format: steps only)`;
+    return html`<div class="banner ok" role="status"><span class="icon">✓</span><strong>Chain intact — ${what}, nothing edited since recording</strong>
+<span class="detail">${shots}. Head hash <span class="hash">${v.headHash ?? '(no steps)'}</span>. A whole chain rewritten from its genesis is told apart only by a head kept elsewhere (see Integrity).</span></div>`;
   }
   return html`<div class="banner bad" role="alert"><span class="icon">✗</span><strong>Chain BROKEN at ${v.brokenStep < replay.steps.length ? html`<a href="#step-${v.brokenStep}">step ${v.brokenStep}</a>` : `the run's head (after step ${v.brokenStep - 1})`} — this record was changed after it was written</strong>
 <span class="detail">${v.problem}. Steps before it verify; the chain cannot vouch for anything from it on. Recorded head <span class="hash">${replay.chain.headHash ?? '(none)'}</span></span></div>`;
@@ -168,7 +179,7 @@ function stepSection(s: ReplayStep, replay: Replay, shot: NonNullable<ReportOpti
   return html`<section class="step ${s.integrity === 'verified' ? '' : s.integrity}" id="step-${s.index}" aria-labelledby="step-${s.index}-h">
 <div class="step-head">
 <h2 id="step-${s.index}-h"><span class="step-n">Step ${s.index}</span>${title}</h2>
-<span class="step-meta"><time datetime="${s.startedAt}">${clock(s.startedAt, replay.run.startedAt)}</time> · ${duration(s.durationMs)} · ${plural(p.controls, 'control')}${integrityChip(s.integrity)}</span>
+<span class="step-meta">${dateTime(s.startedAt)} · ${duration(s.durationMs)} · ${plural(p.controls, 'control')}${integrityChip(s.integrity)}</span>
 </div>
 <p class="url">${p.flowStep ? html`<span class="chip grey">Portal: ${p.flowStep}</span> ` : ''}${p.url}</p>
 ${s.problem ? html`<div class="banner bad problem" role="alert"><span class="icon">✗</span><strong>${s.problem}</strong></div>` : ''}
@@ -182,7 +193,7 @@ ${screenshotFigure(s, shot)}
   }${p.hasPasswordField ? html`<p class="small muted">Has a password box (sign-in is done by code; the box is masked in the screenshot)</p>` : ''}</div>
 ${p.errors.length ? html`<div><h3>Errors on the page</h3><ul class="plain errors">${p.errors.map((e) => html`<li>${e.message}${e.field ? html` <span class="muted small">(${e.field})</span>` : ''}</li>`)}</ul></div>` : ''}
 <div><h3>Reasoning</h3><p class="reasoning">${s.reasoning || '(none recorded)'}</p></div>
-${s.events.length ? html`<div><h3>Events</h3><ul class="plain events">${s.events.map(eventItem)}</ul></div>` : ''}
+${eventsBlock(s.events)}
 <div><h3>Model</h3>${modelLine(s, replay.run.planner)}</div>
 </div>
 </div>
@@ -239,7 +250,25 @@ function usageText(u: TokenUsage): string {
 }
 
 function eventItem(e: StepEvent): SafeHtml {
-  return html`<li><span class="ev-head"><span class="chip ${eventTone([e])}">${humanise(e.type)}</span> <time datetime="${e.at}">${clock(e.at)}</time></span><span class="ev-msg">${e.message}</span></li>`;
+  return html`<li><span class="ev-head"><span class="chip ${eventTone([e])}">${humanise(e.type)}</span> ${dateTime(e.at)}</span><span class="ev-msg">${withoutLocalPaths(e.message)}</span></li>`;
+}
+
+/** The step's events, without Chromium's own background requests (counted; they stay in the raw log and the export). */
+function eventsBlock(events: readonly StepEvent[]): SafeHtml | string {
+  const { shown, hidden } = visibleEvents(events);
+  if (shown.length === 0 && hidden === 0) return '';
+  const note = hidden ? html`<p class="small muted">${plural(hidden, 'browser-internal request')} refused (Chromium’s own background traffic, not the page or the agent): left out of view, kept in the run’s raw log.</p>` : '';
+  return html`<div><h3>Events</h3>${shown.length ? html`<ul class="plain events">${shown.map(eventItem)}</ul>` : ''}${note}</div>`;
+}
+
+/**
+ * Local file-system paths (the store, the receipt folder) name the clerk's machine, not the
+ * run: a report shows the file's name only.
+ */
+function withoutLocalPaths(text: string): string {
+  return text
+    .replace(/(?<![\w.:/])(?:~|\/)(?:[^\s,;:()"'/]+\/)+([^\s,;:()"'/]+)/g, '…/$1')
+    .replace(/\b[A-Za-z]:\\(?:[^\s,;:()"'\\]+\\)+([^\s,;:()"'\\]+)/g, '…\\$1');
 }
 
 const BLOCKING_EVENTS = /blocked|denied|challenge|failed/;
@@ -260,9 +289,9 @@ ${actions.map(
 <td class="i">${a.index + 1}</td>
 <td class="what">${actionText(a)}</td>
 <td>${provenanceCell(a)}</td>
-<td><span class="chip ${verdictTone(a.verdict.verdict)}">${VERDICT_LABEL[a.verdict.verdict]}</span><span class="rule">${a.verdict.rule}</span><span class="why">${a.verdict.reason}</span></td>
+<td><span class="chip ${verdictTone(a.verdict.verdict)}">${VERDICT_LABEL[a.verdict.verdict]}</span><span class="rule">${a.verdict.rule}</span><span class="why">${withoutLocalPaths(a.verdict.reason)}</span></td>
 <td>${approvalCell(a)}</td>
-<td><span class="chip ${outcomeTone(a.outcome.status)}">${humanise(a.outcome.status)}</span> <span class="ms">${duration(a.outcome.ms)}</span>${a.outcome.message ? html`<span class="why">${a.outcome.message}</span>` : ''}</td>
+<td><span class="chip ${outcomeTone(a.outcome.status)}">${humanise(a.outcome.status)}</span> <span class="ms">${duration(a.outcome.ms)}</span>${a.outcome.message ? html`<span class="why">${withoutLocalPaths(a.outcome.message)}</span>` : ''}</td>
 </tr>`,
 )}
 </tbody>
@@ -288,7 +317,7 @@ function provenanceCell(a: ReplayAction): SafeHtml {
 function approvalCell(a: ReplayAction): SafeHtml {
   const ap = a.approval;
   if (!ap) return a.verdict.verdict === 'needs_approval' ? html`<span class="chip warn">not decided</span>` : html`<span class="none">—</span>`;
-  return html`<span class="chip ${ap.decision === 'approve' ? 'ok' : 'bad'}">${ap.decision === 'approve' ? 'approved' : 'denied'}</span><span class="why">by <b>${ap.by}</b> at ${clock(ap.at)}</span>${
+  return html`<span class="chip ${ap.decision === 'approve' ? 'ok' : 'bad'}">${ap.decision === 'approve' ? 'approved' : 'denied'}</span><span class="why">by <b>${ap.by}</b> at ${dateTime(ap.at)}</span>${
     ap.note ? html`<span class="why">“${ap.note}”</span>` : ''
   }`;
 }
@@ -309,7 +338,7 @@ function outcomeSection(replay: Replay): SafeHtml {
   const outcomes = (Object.entries(t.outcomes) as [OutcomeStatus, number][]).filter(([, n]) => n > 0);
   return html`<section id="outcome"><h2 class="section">Final outcome</h2>
 <div class="outcome-card">
-<div class="status-row"><span class="chip big ${statusTone(run.status)}">${humanise(run.status)}</span><span class="reason">${run.reason ?? 'No reason recorded'}</span></div>
+<div class="status-row"><span class="chip big ${statusTone(run.status)}">${humanise(run.status)}</span><span class="reason">${run.reason ? withoutLocalPaths(run.reason) : 'No reason recorded'}</span></div>
 ${run.applicationNumber ? html`<p class="appno">Application number<b>${run.applicationNumber}</b></p>` : ''}
 <p class="small muted totals">${plural(t.steps, 'step')} · ${plural(t.actions, 'action')} (${outcomes.map(([k, n]) => `${n} ${humanise(k)}`).join(', ') || 'none'}) · ${plural(t.approvals, 'approval')}, ${plural(t.denials, 'denial')} · ${plural(t.modelCalls, 'model call')} · tokens ${usageText(t.usage)}</p>
 </div></section>`;
@@ -326,15 +355,17 @@ function approvalsSection(replay: Replay): SafeHtml | string {
 </table></div></section>`;
 }
 
-function auditTrailSection(trail: readonly ReplayAuditEvent[]): SafeHtml {
+function auditTrailSection(trail: readonly ReplayAuditEvent[], covered: boolean): SafeHtml {
   return html`<section id="audit-trail"><h2 class="section">Audit trail</h2>
-<div class="card"><p class="small muted">Run-level events as the store logged them (append-only; not covered by the step chain).</p>
+<div class="card"><p class="small muted">${
+    covered ? 'Run-level events as the store logged them: each is a record of the run’s hash chain, with the values it set.' : 'Run-level events as the store logged them (older chain format: not covered by the chain).'
+  }</p>
 <table class="plain">
 <thead><tr><th>#</th><th>At</th><th>Event</th><th>Status</th><th>Reason / detail</th></tr></thead>
 <tbody>${trail.map(
     (e) => html`<tr><td class="num">${e.seq}</td><td class="when">${dateTime(e.at)}</td><td>${humanise(e.type)}</td><td>${
       e.fromStatus || e.toStatus ? html`${e.fromStatus ? humanise(e.fromStatus) : '—'} → ${e.toStatus ? html`<span class="chip ${statusTone(e.toStatus)}">${humanise(e.toStatus)}</span>` : '—'}` : ''
-    }</td><td>${e.reason ?? ''}${e.detail ? html`<span class="why mono">${JSON.stringify(e.detail)}</span>` : ''}</td></tr>`,
+    }</td><td>${e.reason ? withoutLocalPaths(e.reason) : ''}${e.detail ? html`<span class="why mono">${withoutLocalPaths(JSON.stringify(e.detail))}</span>` : ''}</td></tr>`,
   )}</tbody>
 </table></div></section>`;
 }
@@ -342,7 +373,8 @@ function auditTrailSection(trail: readonly ReplayAuditEvent[]): SafeHtml {
 function integritySection(replay: Replay): SafeHtml {
   return html`<section id="integrity"><h2 class="section">Integrity</h2>
 <div class="card integrity">
-<p>Each step is chained to the one before it by SHA-256, starting from the run's identity. Changing any recorded step, or any screenshot, breaks the chain from that step on. This HTML file is a reading copy; the evidence is the run store or its JSON export (<code>portal-desk replay ${replay.run.id} --export-json run.json</code>), which <code>portal-desk verify run.json</code> checks offline.</p>
+<p>Each record is chained to the one before it by SHA-256, starting from the run's genesis. Changing any recorded fact, or any screenshot, breaks the chain from that record on. This HTML file is a reading copy; the evidence is the run store or its JSON export (<code>portal-desk replay ${replay.run.id} --export-json run.json</code>), which <code>portal-desk verify run.json</code> checks offline.</p>
+${replay.verify.ok ? html`<p class="small"><b>${replay.verify.format === 1 ? 'Older chain format (1): covers only' : 'The chain covers'}</b></p><ul class="plain small">${replay.verify.covers.map((c) => html`<li>${c}</li>`)}</ul><p class="small"><b>It cannot prove:</b> ${replay.verify.cannot}</p>` : ''}
 <p class="small muted">${replay.chain.definition}</p>
 <table class="plain">
 <tbody>
@@ -409,19 +441,10 @@ function duration(ms: number): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** `2026-12-02 17:51:05 UTC`, from the ISO text (no locale, no time-zone surprises). */
-function dateTime(iso: string): string {
+/** The report's one time format: the office's locale and zone, with UTC in the tooltip. */
+function dateTime(iso: string): SafeHtml | string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const s = d.toISOString();
-  return `${s.slice(0, 10)} ${s.slice(11, 19)} UTC`;
-}
-
-/** `17:51:05`, with the date in front when it is not the run's start date. */
-function clock(iso: string, dayOf?: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const s = d.toISOString();
-  const day = dayOf && !Number.isNaN(Date.parse(dayOf)) ? new Date(dayOf).toISOString().slice(0, 10) : s.slice(0, 10);
-  return s.slice(0, 10) === day ? s.slice(11, 19) : `${s.slice(0, 10)} ${s.slice(11, 19)}`;
+  return html`<time datetime="${s}" title="${s.slice(0, 10)} ${s.slice(11, 19)} UTC">${timeFormat.format(d)}</time>`;
 }

@@ -34,6 +34,7 @@ nav.index li.broken a { background: var(--bad-bg); color: var(--bad-ink); font-w
 nav.index li.unverified a { color: var(--faint); font-style: italic; }
 nav.index .n { color: var(--faint); font-variant-numeric: tabular-nums; text-align: right; }
 nav.index .t { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+nav.index .t .d { display: block; font-size: 11px; color: var(--faint); font-variant-numeric: tabular-nums; }
 nav.index .marks { display: flex; gap: 3px; }
 nav.index .mark { width: 8px; height: 8px; border-radius: 50%; display: inline-block; }
 nav.index .mark.warn { background: #e0a020; } nav.index .mark.bad { background: #d0392b; } nav.index .mark.info { background: #4f7fc7; }

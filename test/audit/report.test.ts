@@ -49,7 +49,7 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
       expect(statSync(join(out, f)).mode & 0o777).toBe(0o600);
     }
     expect(cli.stderr).toMatch(/wrote .*report\.html: report \(\d+ steps/);
-    expect(cli.stderr).toMatch(/^intact \(\d+ steps, head [0-9a-f]{64}\)$/m);
+    expect(cli.stderr).toMatch(/^intact \(\d+ steps, \d+ audit events, head [0-9a-f]{64}\)$/m);
   });
 
   it('--json prints the replay: schema-valid, every step in order with verdicts, approvals and provenance', async () => {

@@ -107,19 +107,21 @@ describe('verify, as a real process, on edited copies of a real run', () => {
     const r = results.files!;
     expect(r.code, r.stderr).toBe(1);
     const lines = r.stdout.split('\n');
-    expect(lines).toContain(`${join(dir, 'run.json')}: intact (${steps.length} steps, head ${head})`);
+    expect(lines.find((l) => l.startsWith(`${join(dir, 'run.json')}: intact`))).toMatch(new RegExp(`: intact \\(${steps.length} steps, \\d+ audit events, head ${head}\\)$`));
     expect(r.stdout).toMatch(new RegExp(`step-edited\\.json: broken at step ${JSON_STEP}: its content does not match its chain hash`));
     expect(r.stdout).toMatch(new RegExp(`shot-edited\\.json: broken at step ${firstStepShowing(shotHash)}: its screenshot bytes do not match`));
   });
 
-  it('after purge, verify still passes with the recorded head, the screenshots counted as purged', () => {
+  it('after purge, verify still passes, the screenshots counted as purged by a chained purge record', () => {
     expect(results.purge!.code, results.purge!.stderr).toBe(0);
     const shots = new Set(steps.map((s) => s.screenshotHash).filter(Boolean)).size;
     expect(results.purge!.stdout).toMatch(new RegExp(`^purged runs that ended before .*: ${shots} screenshots dropped \\(.*\\), 0 model payloads deleted; 1 run purged for the first time\\.`));
     const r = results.afterPurge!;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe(`intact (${steps.length} steps, head ${head})`);
-    expect(r.stdout).toContain(`0 screenshots checked against their hashes, ${shots} purged by retention`);
+    // The purge is one more chained record, so the head moves past the one kept before it.
+    expect(r.stdout.split('\n')[0]).toMatch(new RegExp(`^intact \\(${steps.length} steps, \\d+ audit events, head [0-9a-f]{64}\\)$`));
+    expect(r.stdout.split('\n')[0]).not.toContain(head);
+    expect(r.stdout).toContain(`0 screenshots checked against their hashes, ${shots} purged by retention (named by a chained purge record)`);
   });
 
   it('the replay of an edited run marks the broken step and what follows; a purged run shows screenshots as purged', async () => {
