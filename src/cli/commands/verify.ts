@@ -1,5 +1,5 @@
-import { looksLikeExportFile, readRunExportFile } from '../../audit';
-import { defaultDbPath, RunExportFormatError, verifyExport, type VerifyResult } from '../../store';
+import { appendHead, checkHeads, HeadLogError, looksLikeExportFile, readHeadLog, readRunExportFile, type HeadLogEntry } from '../../audit';
+import { defaultDbPath, RunExportFormatError, verifyExport, type ChainRecordRef, type VerifyResult } from '../../store';
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { refuseUnlessRegularFile } from '../regular-file';
@@ -18,6 +18,13 @@ and what is wrong with it.
   --db PATH           the run store (default: ${defaultDbPath()})
   --expect-head HASH  FILE only: the head hash known from elsewhere (the store, a receipt); the
                       export must end there
+  --heads FILE        also check each run against the head log FILE: every head the log keeps
+                      for the run must be in its chain where the log says; this is what catches a
+                      chain rewritten whole from its genesis, which verifies as intact on its own
+  --append-head FILE  RUN_ID only: after an intact verdict, append the run's head to the head log
+                      FILE (created owner-only). Keep that log apart from the store (another
+                      machine, write-once media, or print it); lines are
+                      "<kept at> <run id> <records> <head sha256> <status>"
   --json              print the verdict as JSON
 
 Several targets may be given (runs and files); each gets its answer, prefixed with its name.
@@ -26,7 +33,9 @@ Exit status: 0 all intact, 1 any broken (tampered), 2 no such run or file, not a
 store that cannot be opened.`;
 
 export async function verifyCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { db: { type: 'string' }, 'expect-head': { type: 'string' }, json: { type: 'boolean' } }, true);
+  const { values, positionals } = parseCommandArgs(args, { db: { type: 'string' }, 'expect-head': { type: 'string' }, heads: { type: 'string' }, 'append-head': { type: 'string' }, json: { type: 'boolean' } },
+    true,
+  );
   if (values.help) {
     console.log(HELP);
     return EXIT.ok;
@@ -36,17 +45,19 @@ export async function verifyCommand(args: string[]): Promise<number> {
   if (expectHead !== undefined && !/^[0-9a-f]{64}$/.test(expectHead)) throw new UsageError('--expect-head takes a 64-character lower-case hex sha256');
   if (expectHead !== undefined && positionals.length > 1) throw new UsageError('--expect-head applies to one FILE at a time');
 
+  const anchors = headOptions(values.heads, values['append-head']);
+
   // Every target is checked for existence before any verdict is printed.
-  const checks = positionals.map((target) => planCheck(target, values.db, expectHead));
-  const verdicts: { target: string; verdict: VerifyResult; what: string }[] = [];
+  const checks = positionals.map((target) => planCheck(target, values.db, expectHead, anchors));
+  const verdicts: { target: string; verdict: VerifyResult; what: string; notes?: string[] }[] = [];
   for (const check of checks) verdicts.push({ target: check.target, ...(await check.run()) });
 
   if (values.json) {
     const out = verdicts.map(({ target, verdict }) => ({ target, ...verdict }));
     console.log(JSON.stringify(out.length === 1 ? out[0] : out, null, 2));
   } else {
-    for (const { target, verdict, what } of verdicts) {
-      const lines = verdictLines(verdict, what);
+    for (const { target, verdict, what, notes } of verdicts) {
+      const lines = [...verdictLines(verdict, what), ...(notes ?? [])];
       if (verdicts.length > 1) lines[0] = `${target}: ${lines[0]}`;
       for (const line of lines) console.log(line);
     }
@@ -56,13 +67,14 @@ export async function verifyCommand(args: string[]): Promise<number> {
 
 interface Check {
   target: string;
-  run(): Promise<{ verdict: VerifyResult; what: string }>;
+  run(): Promise<{ verdict: VerifyResult; what: string; notes?: string[] }>;
 }
 
 /** Decides what a target is and fails early (as a usage error) when it cannot be checked at all. */
-function planCheck(target: string, db: string | undefined, expectHead: string | undefined): Check {
+function planCheck(target: string, db: string | undefined, expectHead: string | undefined, anchors: Anchors): Check {
   if (looksLikeExportFile(target)) {
     if (db !== undefined) throw new UsageError(`${target} is an export file; --db applies to a RUN_ID`);
+    if (anchors.appendTo !== undefined) throw new UsageError(`--append-head takes a run's head from the store; ${target} is an export file (check it with --heads instead)`);
     refuseUnlessRegularFile(target, 'run export');
     let exp;
     try {
@@ -75,10 +87,11 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
     const loaded = exp;
     return {
       target,
-      run: async () => ({
-        verdict: verifyExport(loaded, expectHead ? { expectedHeadHash: expectHead } : {}),
-        what: `run ${loaded.run.id} as exported ${loaded.exportedAt} to ${target}`,
-      }),
+      run: async () => {
+        const records: ChainRecordRef[] = [];
+        const verdict = verifyExport(loaded, { ...(expectHead ? { expectedHeadHash: expectHead } : {}), onRecord: (r) => records.push(r) });
+        return { ...againstHeadLog(loaded.run.id, verdict, records, anchors), what: `run ${loaded.run.id} as exported ${loaded.exportedAt} to ${target}` };
+      },
     };
   }
   if (expectHead !== undefined) throw new UsageError('--expect-head applies to an export FILE; a run in the store is checked against its own head');
@@ -89,7 +102,10 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
       const store = openCommandStore(dbPath, 'read');
       try {
         if (!(await store.getRun(target))) throw new UsageError(`no run "${shownArg(target)}" in ${dbPath}; check the run id and --db`);
-        return { verdict: await store.verifyRun(target), what: `run ${target} in ${dbPath}` };
+        const records: ChainRecordRef[] = [];
+        const checked = againstHeadLog(target, await store.verifyRun(target, { onRecord: (r) => records.push(r) }), records, anchors);
+        if (anchors.appendTo !== undefined) checked.notes.push(keepHead(anchors.appendTo, target, checked.verdict, records, (await store.getRun(target))?.status ?? 'unknown'));
+        return { ...checked, what: `run ${target} in ${dbPath}` };
       } finally {
         store.close();
       }
@@ -97,19 +113,86 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
   };
 }
 
-/** `intact (8 steps, head …)` or `broken at step 3: …`, then one line of detail. */
+/**
+ * `intact (8 steps, 12 audit events, head …)` with what that proves and what it cannot, or
+ * `broken at step 3: …` / `broken: the run's reason …` naming the field, then one line of detail.
+ */
 export function verdictLines(v: VerifyResult, what: string): string[] {
   if (v.ok) {
-    const purged = v.purgedScreenshots ? `, ${v.purgedScreenshots} purged by retention (their hashes stay in the chain)` : '';
+    const purged = v.purgedScreenshots ? `, ${v.purgedScreenshots} purged by retention (named by a chained purge record${v.format === 1 ? ' (format 1: not checked)' : ''})` : '';
+    const events = v.format === 2 ? `, ${v.events ?? 0} audit event${v.events === 1 ? '' : 's'}` : '';
     return [
-      `intact (${v.steps} step${v.steps === 1 ? '' : 's'}, head ${v.headHash ?? 'none: the run has no steps'})`,
+      `intact (${v.steps} step${v.steps === 1 ? '' : 's'}${events}, head ${v.headHash ?? 'none: the run has no records'})`,
       `  ${what}: ${v.checkedScreenshots} screenshot${v.checkedScreenshots === 1 ? '' : 's'} checked against their hashes${purged}`,
+      v.format === 1 ? '  older chain format (1): it covers only the following' : '  the chain covers:',
+      ...v.covers.map((c) => `    - ${c}`),
+      `  it cannot prove: ${v.cannot}`,
     ];
   }
+  const field = v.field ? ` [field: ${v.field}]` : '';
   const named = /^step (\d+): ([\s\S]*)$/.exec(v.problem);
-  if (named) return [`broken at step ${named[1]}: ${named[2]}`, `  ${what}: steps before ${v.brokenStep} verify; the chain cannot vouch for step ${v.brokenStep} or any after it`];
+  if (named && (v.where === undefined || v.where === 'step' || v.where === 'screenshot')) {
+    return [`broken at step ${named[1]}: ${named[2]}${field}`, `  ${what}: steps before ${v.brokenStep} verify; the chain cannot vouch for step ${v.brokenStep} or any after it`];
+  }
+  if (v.where === 'event' || v.where === 'genesis') {
+    return [`broken: ${v.problem}${field}`, `  ${what}: the ${v.brokenStep} step${v.brokenStep === 1 ? '' : 's'} before the break verify; the chain cannot vouch for anything from it on`];
+  }
+  if (v.where === 'run') return [`broken: ${v.problem}${field}`, `  ${what}: the chained records verify, but the run record shows a value the chain does not hold`];
   return [
-    `broken at the run's head${v.brokenStep > 0 ? ` (after step ${v.brokenStep - 1})` : ''}: ${v.problem}`,
+    `broken at the run's head${v.brokenStep > 0 ? ` (after step ${v.brokenStep - 1})` : ''}: ${v.problem}${field}`,
     `  ${what}: the ${v.brokenStep} stored step${v.brokenStep === 1 ? '' : 's'} verify, but the run's recorded head is not where they end`,
   ];
+}
+
+interface Anchors {
+  log?: { path: string; entries: HeadLogEntry[] };
+  appendTo?: string;
+}
+
+function headOptions(heads: string | undefined, appendTo: string | undefined): Anchors {
+  const anchors: Anchors = {};
+  if (appendTo !== undefined) anchors.appendTo = appendTo;
+  if (heads === undefined) return anchors;
+  try {
+    anchors.log = { path: heads, entries: readHeadLog(heads) };
+  } catch (err) {
+    if (err instanceof HeadLogError) throw new UsageError(err.message);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no head log at ${shownArg(heads)}; give the file "verify --append-head" writes`);
+    throw err;
+  }
+  return anchors;
+}
+
+/** An intact verdict checked against the head log, when one was given. */
+function againstHeadLog(runId: string, verdict: VerifyResult, records: readonly ChainRecordRef[], anchors: Anchors): { verdict: VerifyResult; notes: string[] } {
+  if (!anchors.log || !verdict.ok) return { verdict, notes: [] };
+  const check = checkHeads(runId, records, anchors.log.entries);
+  if (!check.ok) {
+    return {
+      verdict: {
+        ok: false,
+        format: verdict.format,
+        brokenStep: verdict.steps,
+        where: 'head',
+        field: 'headHash',
+        problem: `against the head log ${anchors.log.path} (line ${check.entry.line}, kept ${check.entry.keptAt} at ${check.entry.records} records): ${check.problem}`,
+      },
+      notes: [],
+    };
+  }
+  if (!check.latest) return { verdict, notes: [`  head log ${anchors.log.path}: no head kept for ${runId}, so nothing anchors this chain outside the store`] };
+  return {
+    verdict,
+    notes: [
+      `  head log ${anchors.log.path}: matches ${check.entries} kept head${check.entries === 1 ? '' : 's'}, the latest kept ${check.latest.keptAt} at ${check.latest.records} records` +
+        (check.unanchored > 0 ? `; ${check.unanchored} record${check.unanchored === 1 ? '' : 's'} since then are vouched for by the chain alone` : '; nothing since'),
+    ],
+  };
+}
+
+function keepHead(path: string, runId: string, verdict: VerifyResult, records: readonly ChainRecordRef[], status: string): string {
+  if (!verdict.ok) return `  head not appended to ${path}: the chain is broken`;
+  if (!verdict.headHash) return `  head not appended to ${path}: the run has no records yet`;
+  const line = appendHead(path, { keptAt: new Date().toISOString(), runId, records: records.length, head: verdict.headHash, status });
+  return `  appended to the head log ${path}: ${line}`;
 }
