@@ -126,7 +126,11 @@ async function loadEvidence(target: string, db: string | undefined, exportJson: 
 }
 
 function checkWritable(flag: string, path: string): void {
-  if (existsSync(path) && statSync(path).isDirectory()) throw new UsageError(`--${flag} ${path} is a folder; give a file name`);
+  if (!existsSync(path)) return;
+  const stat = statSync(path);
+  if (stat.isDirectory()) throw new UsageError(`--${flag} ${path} is a folder; give a file name`);
+  // A FIFO or a device would block the write or take the report somewhere no one reads it.
+  if (!stat.isFile()) throw new UsageError(`--${flag} ${path} is not a regular file; give a file name`);
 }
 
 /**
