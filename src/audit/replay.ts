@@ -155,7 +155,7 @@ export const ReplayApproval = z.object({
 });
 export type ReplayApproval = z.infer<typeof ReplayApproval>;
 
-/** One row of the run-level audit trail (status changes, purges...): informational, not chain-covered. */
+/** One row of the run-level audit trail (status changes, outcome, purges...): in chain format 2 a chained record with its place, the values it set and its hash. */
 export const ReplayAuditEvent = z.object({
   seq: z.number().int(),
   at: z.string(),
@@ -165,6 +165,9 @@ export const ReplayAuditEvent = z.object({
   reason: z.string().optional(),
   detail: z.record(z.string(), z.unknown()).optional(),
   pid: z.number().int().optional(),
+  pos: z.number().int().optional(),
+  set: z.record(z.string(), z.unknown()).optional(),
+  hash: z.string().optional(),
 });
 export type ReplayAuditEvent = z.infer<typeof ReplayAuditEvent>;
 

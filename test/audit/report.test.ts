@@ -109,7 +109,7 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
     const run = (await store.getRun(runId))!;
     const header = await page.locator('header#summary').innerText();
     for (const text of [run.caseId, run.clientId, run.portal, run.task, run.planner, run.applicationNumber!, run.headHash!]) expect(header).toContain(text);
-    expect(header).toMatch(/Chain intact — \d+ steps verified/);
+    expect(header).toMatch(/Chain intact — \d+ steps, \d+ audit events and the outcome verified/);
     expect(header).toContain(run.reason!);
     // The approval step shows the verdict chip, the rule, who approved.
     const submit = page.locator('table.actions tr.needs_approval');
