@@ -99,6 +99,18 @@ describe('bad input through the CLI: exit 2, one line, no store written, no hang
     expect(existsSync(db)).toBe(false);
   });
 
+  it('batch names the case file when its portal profile is broken, in one line, and does not start the lab', async () => {
+    const portals = mkdtempSync(join(dir, 'portals-'));
+    const profile = join(portals, 'shops.json');
+    writeFileSync(profile, readFileSync(join(REPO, 'resources/portals/shops.json'), 'utf8').replace(/"name": ?/, '"id": "shops", "name": '));
+    const result = await runCli(['batch', GOOD_CASE, '--db', newDb(), '--approve', 'all'], { env: { PORTAL_DESK_PORTALS: portals }, timeoutMs: 60_000 });
+    expect(result.signal).toBeNull();
+    expect(result.code, result.stderr).toBe(1);
+    const refusals = result.stderr.split('\n').filter((l) => l.startsWith('REFUSED'));
+    expect(refusals).toEqual([expect.stringMatching(new RegExp(`^REFUSED ${GOOD_CASE}: its portal profile "shops" cannot be used: ${profile}: invalid portal profile: id: this key is given twice`))]);
+    expect(result.stderr).not.toMatch(/^lab:/m);
+  });
+
   it('a vault whose key file is missing stops run before anything starts', async () => {
     const home = tempHome();
     const set = spawnSync(process.execPath, [join(REPO, 'bin/portal-desk.js'), 'vault', 'set', '--client', 'c1', '--portal', 'shops', '--username', 'u', '--password-stdin'], {
