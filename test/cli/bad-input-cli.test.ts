@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyCommand } from '../../src/cli/commands/verify';
+import { openCommandStore } from '../../src/cli/store-opening';
 import { openStore } from '../../src/store';
 import { runCli, tempHome } from '../support/cli';
 import { CANARY, LINE_CAP, malformedCase, REPO, seeded } from '../input/malformed';
@@ -167,6 +168,8 @@ describe('verify on read-only media', () => {
       console.log = log;
     }
     expect(lines[0]).toMatch(/^intact \(0 steps/);
+    // A command that records refuses the same store in one line instead of failing somewhere later.
+    expect(() => openCommandStore(join(ro!, 'portal-desk.sqlite'), 'write')).toThrow(/: it is on a read-only file system or cannot be written; .*Nothing was changed\.$/);
     expect(readdirSync(ro!).sort()).toEqual(before);
   });
 });
