@@ -8,6 +8,7 @@ import { ConfigFileError } from '../../src/agent/case/config-file-error';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import { EXIT } from '../../src/cli/cli-error';
 import { vaultCommand, type VaultCommandIo } from '../../src/cli/commands/vault';
+import { sampleCases } from '../../src/eval/suites/attacks';
 import { loadLabCases } from '../../src/eval/suites/lab';
 import { openVault } from '../../src/vault';
 import { LINE_CAP, REPO, SAMPLE_CASE, SAMPLE_PROFILE } from './malformed';
@@ -116,6 +117,19 @@ describe('issue 12: a suite reads its case files one by one', () => {
     const loaded = loadLabCases(cases, join(REPO, 'resources/eval/lab-setup.json'), (err) => problems.push(err));
     expect(loaded.map((c) => c.caseFile.caseId).sort()).toHaveLength(3);
     expect(problems.map((p) => p.message)).toEqual([`${join(cases, 'broken.json')}: the case file is not valid JSON: line 1, column 12: the file ends where a value should be (inside caseId)`]);
+  });
+});
+
+describe('issue 12: the attacks suite and a malformed sample case', () => {
+  it('tells the file in one line and goes on with the others', () => {
+    const cases = join(dir, 'samples');
+    mkdirSync(cases);
+    for (const f of ['power-name-change-deshpande.json', 'shops-renewal-anand-bakery.json']) writeFileSync(join(cases, f), readFileSync(join(REPO, 'resources/cases', f)));
+    writeFileSync(join(cases, 'aaa-broken.json'), '{"caseId": "x",}');
+    const lines: string[] = [];
+    const samples = sampleCases((line) => lines.push(line), cases);
+    expect(samples.map((c) => c.portal)).toEqual(['power', 'shops']);
+    expect(lines).toEqual([`attacks suite: skipping a sample case file that cannot be used: ${join(cases, 'aaa-broken.json')}: the case file is not valid JSON: line 1, column 16: a comma before "}" (JSON allows no trailing comma)`]);
   });
 });
 

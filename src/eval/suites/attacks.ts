@@ -497,13 +497,13 @@ export class DownloadFolderWatch {
 }
 
 /** The sample case files, in name order; one that cannot be used is told in one line and left out. */
-function sampleCases(log: (line: string) => void): CaseFile[] {
-  return readdirSync(CASES_DIR)
+export function sampleCases(log: (line: string) => void, dir = CASES_DIR): CaseFile[] {
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
     .flatMap((f) => {
       try {
-        return [loadCaseFile(join(CASES_DIR, f))];
+        return [loadCaseFile(join(dir, f))];
       } catch (err) {
         if (!(err instanceof ConfigFileError)) throw err;
         log(`attacks suite: skipping a sample case file that cannot be used: ${err.message}`);
