@@ -107,5 +107,6 @@ export default tseslint.config(
     plugins: { layers: { rules: { imports: layerImports } } },
     rules: { 'layers/imports': 'error' },
   },
+  { files: ['scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   { files: ['bin/**/*.js'], languageOptions: { globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

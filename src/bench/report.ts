@@ -1,3 +1,4 @@
+import type { CliStart } from './cli-start';
 import type { Machine } from './machine';
 import type { ObservationSize } from './observation-size';
 import type { ObserveTime } from './observe-time';
@@ -16,6 +17,7 @@ export const TARGETS = {
   staleRefMs: 20,
   labFormMs: 5_000,
   throughputRatio: 1.6,
+  cliStartRatio: 1.5,
 } as const;
 
 export interface ObserveTimeSummary {
@@ -70,6 +72,8 @@ export interface BenchReport {
   replayLoad: ReplayLoad;
   labForm: LabForm;
   throughput: Throughput;
+  /** null where out/cli was not built or /proc is missing. */
+  cliStart: CliStart | null;
   summary: TargetRow[];
 }
 
@@ -184,6 +188,14 @@ export function targetRows(r: Omit<BenchReport, 'summary' | 'machine' | 'wallSec
       result: `${t.ratio.toFixed(2)}× (${t.concurrent.formsPerMinute} vs ${t.single.formsPerMinute}${t.cpuCeiling === null ? '' : `; CPU allows ≤ ${t.cpuCeiling.toFixed(2)}×`})`,
       target: `≥ ${TARGETS.throughputRatio}×`,
       met: t.single.done === t.single.forms && t.concurrent.done === t.concurrent.forms && t.ratio >= TARGETS.throughputRatio,
+    },
+    {
+      measurement: 'CLI start-up: `portal-desk --help` (built) vs `node -e 0`, CPU side by side',
+      result: r.cliStart
+        ? `${r.cliStart.ratio.toFixed(2)}× (${r.cliStart.builtSeconds} vs ${r.cliStart.nodeSeconds} CPU-s; from the sources through tsx ${r.cliStart.sourceRatio}×)`
+        : 'not measured: out/cli is not built (npm run build:cli) or there is no /proc',
+      target: `≤ ${TARGETS.cliStartRatio}×`,
+      met: r.cliStart !== null && r.cliStart.ratio <= TARGETS.cliStartRatio,
     },
   ];
 }

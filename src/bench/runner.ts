@@ -5,6 +5,7 @@ import { launchChromium } from '../agent/browser/chromium';
 import { PageObserver } from '../agent/observe/observer';
 import { startLab } from '../lab';
 import { openStore } from '../store';
+import { measureCliStart } from './cli-start';
 import { labPages } from './lab-pages';
 import { measureLabForm } from './lab-form';
 import { describeMachine, load } from './machine';
@@ -41,6 +42,7 @@ interface Plan {
   replay: { warmup: number; trials: number };
   labForm: { warmup: number; trials: number };
   throughput: { singleForms: number; concurrentForms: number; concurrency: number };
+  cliStart: { trials: number; starts: number };
 }
 
 const FULL: Plan = {
@@ -51,6 +53,7 @@ const FULL: Plan = {
   replay: { warmup: 1, trials: 5 },
   labForm: { warmup: 1, trials: 5 },
   throughput: { singleForms: 3, concurrentForms: 12, concurrency: 4 },
+  cliStart: { trials: 5, starts: 10 },
 };
 
 const QUICK: Plan = {
@@ -61,6 +64,7 @@ const QUICK: Plan = {
   replay: { warmup: 0, trials: 1 },
   labForm: { warmup: 0, trials: 1 },
   throughput: { singleForms: 1, concurrentForms: 2, concurrency: 2 },
+  cliStart: { trials: 1, starts: 2 },
 };
 
 export async function runBench(options: BenchOptions = {}): Promise<BenchReport> {
@@ -69,6 +73,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const log = options.log ?? (() => undefined);
   const started = performance.now();
   const loadAtStart = load();
+  // First, before the lab and Chromium start: process start-up is what is measured.
+  log('cli start-up: portal-desk --help vs node -e 0');
+  const cliStart = measureCliStart(plan.cliStart);
   const dir = mkdtempSync(join(tmpdir(), 'pd-bench-'));
   const lab = await startLab();
   const browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
@@ -117,6 +124,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         replayLoad,
         labForm,
         throughput,
+        cliStart,
       };
       return {
         mode: quick ? 'quick' : 'full',
