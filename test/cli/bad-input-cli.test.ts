@@ -126,6 +126,7 @@ describe('bad input through the CLI: exit 2, one line, no store written, no hang
     const line = await refusedInOneLine(['run', '--case', GOOD_CASE, '--db', db, '--approve', 'all'], { PORTAL_DESK_HOME: home, PATH: '/usr/bin:/bin' });
     expect(line).toMatch(/^portal-desk run: The vault at .* but that file is missing\. Nothing was created or changed\. Restore /);
     expect(existsSync(join(home, 'vault.key'))).toBe(false);
+    expect(existsSync(db)).toBe(false);
   });
 });
 

@@ -91,7 +91,9 @@ export async function batchCommand(args: string[]): Promise<number> {
   const warning = autoApprovalWarning(approveMode);
   if (warning) log(warning);
   const dbPath = values.db ?? defaultDbPath();
-  // Opened before anything starts; everything after it is inside the cleanup below.
+  // Opened before anything starts (an unusable vault leaves no store behind); everything after
+  // the store is inside the cleanup below.
+  const { vault, loginStates } = await openCommandVault();
   const store = openCommandStore(dbPath, 'write');
   const labHandle = new LabHandle();
   const browsers = new Map<string, Promise<Browser>>();
@@ -115,7 +117,6 @@ export async function batchCommand(args: string[]): Promise<number> {
 
   try {
     await store.markInterrupted();
-    const { vault, loginStates } = await openCommandVault();
     log(`batch: ${entries.length} case file(s), ${concurrency} at a time, model ${planner}, store ${dbPath}`);
     const outcomes = await runBatch(entries, {
       concurrency,

@@ -75,6 +75,7 @@ export async function resumeCommand(args: string[]): Promise<number> {
   const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
 
   const dbPath = values.db ?? defaultDbPath();
+  const { vault, loginStates } = await openCommandVault();
   const store = openCommandStore(dbPath, 'write', { mustExist: true });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const labHandle = new LabHandle();
@@ -116,7 +117,6 @@ export async function resumeCommand(args: string[]): Promise<number> {
     if (warning) log(warning);
     log(`resume: run ${runId}, case ${caseFile.caseId} (client ${caseFile.clientId}) on ${profile.id}, from step ${run.stepCount}, store ${dbPath}`);
 
-    const { vault, loginStates } = await openCommandVault();
     const browser = await launchChromium({ headless: !values.headed, hostResolverRules });
     try {
       const finished = await executeRun(

@@ -81,15 +81,16 @@ export async function runCommand(args: string[]): Promise<number> {
 
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const dbPath = values.db ?? defaultDbPath();
-  // The store opens first, so a store that cannot be used stops the command before a lab or a
-  // browser starts; everything started after it is inside the cleanup below.
+  // The vault and the store open before anything starts, so either one that cannot be used stops
+  // the command in one line (and an unusable vault leaves no store behind); everything started
+  // after the store is inside the cleanup below.
+  const { vault, loginStates } = await openCommandVault();
   const store = openCommandStore(dbPath, 'write');
   const labHandle = new LabHandle();
   let browser: Browser | undefined;
   try {
     // Runs left running by a process that died become `interrupted`, ready for `resume`.
     await store.markInterrupted();
-    const { vault, loginStates } = await openCommandVault();
     const { profile, lab } = external ? { profile: external.bind(baseProfile), lab: undefined } : await labHandle.bind(baseProfile);
     if (external) {
       log(`lab: ${profile.name} on ${profile.startUrl} (the lab running at ${values['lab-url']})`);
