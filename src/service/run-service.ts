@@ -5,6 +5,7 @@ import type { AnthropicOptions } from '../agent/decide/anthropic';
 import { installWatchdogs, openGuardedContext, type GuardEvent } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
+import type { Planner } from '../agent/decide/planner';
 import { RunLoop, type ReceiptKeeper, type RunListener, type RunResult } from '../agent/loop/run-loop';
 import { receiptExtension } from '../agent/portal/receipt';
 import type { RunLimits } from '../agent/loop/limits';
@@ -43,6 +44,8 @@ export interface RunRequest {
   runId?: string;
   /** Called with the run id as soon as the run exists in the store (before the first step). */
   onStart?: (runId: string) => void;
+  /** A planner object in place of `planner`'s kind (an eval suite's own model, such as a compromised one). */
+  plannerInstance?: Planner;
   /** Called with the portal page once it exists (the console streams it as a screencast). */
   onPage?: (page: Page) => void | Promise<void>;
 }
@@ -60,7 +63,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   const started = Date.now();
   const { store, browser } = services;
   const { caseFile, profile } = request;
-  const planner = createPlanner(request.planner, profile, services.anthropic, services.env ?? process.env);
+  const planner = request.plannerInstance ?? createPlanner(request.planner, profile, services.anthropic, services.env ?? process.env);
 
   let runId = request.runId;
   let firstStep = 0;

@@ -6,6 +6,7 @@ import { heldRequestLine, type ApprovalDecision, type CarriedValueOrigin, type H
 import type { CommitGate, GateRecord } from '../guard/commit-gate';
 import { firstUnseen } from '../portal/proof';
 import { SECRET_INPUT_KINDS, type ApprovalGate, type InputKind, type InputSource } from '../../shared/clerk';
+import { describeAction } from '../../shared/describe-action';
 import type { Outcome } from '../../shared/outcome';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { RunRecorder } from '../../shared/recorder';
@@ -134,6 +135,8 @@ export class RunLoop {
   private readonly numbersBeforeSubmission = new Set<string>();
   /** The loop's own check before the final submit passed (applications list read): the next submission may go. */
   private submissionCleared = false;
+  /** The last picture of the page (a held navigation can keep a fresh one from being taken). */
+  private lastScreenshot: Uint8Array | null = null;
   /** A request the gate held was denied: the run ends once the action that caused it is recorded. */
   private denial: string | undefined;
 
@@ -545,7 +548,7 @@ export class RunLoop {
     }
     let approval: StepAction['approval'];
     if (verdict.verdict === 'needs_approval') {
-      const reason = `Waiting for approval: ${describe(action, element)} (${verdict.reason})`;
+      const reason = `Waiting for approval: ${describeAction(action, element)} (${verdict.reason})`;
       await this.setStatus('awaiting_approval', reason);
       const decision = await this.o.approvals.request({
         runId: this.o.runId,
@@ -560,7 +563,7 @@ export class RunLoop {
       if (decision.decision === 'deny') {
         throw new RunEndWithAction(
           { ...base, verdict, approval, outcome: { status: 'denied', message: `denied by ${decision.by}`, ms: ms() } },
-          new RunEnd({ status: 'failed', reason: `Denied by ${decision.by}: ${describe(action, element)}` }),
+          new RunEnd({ status: 'failed', reason: `Denied by ${decision.by}: ${describeAction(action, element)}` }),
         );
       }
       this.approvalsGiven += 1;
@@ -601,7 +604,7 @@ export class RunLoop {
     let outcome: Outcome;
     try {
       outcome = await this.o.gate.during(
-        { step: this.step, description: describe(action, element), approved: approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined },
+        { step: this.step, description: describeAction(action, element), approved: approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined },
         async () => {
           const done = await executeAction(this.o.page, read, action, value, moreTypingFollows ? { settle: { moreTypingFollows } } : {});
           // What the action sent may still wait for the clerk: its outcome is known once the clerk answered.
@@ -740,7 +743,8 @@ export class RunLoop {
         step: step ?? this.step,
         request: redacted,
         verdict: { verdict: 'needs_approval', rule: `commit-gate:${held.rule}`, reason: redacted.reason },
-        screenshotBase64: Buffer.from((await this.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
+        // While the request is held the page may be mid-navigation, where a picture can hang: a short try, else the last one.
+        screenshotBase64: Buffer.from((await this.screenshot(2_000)) ?? this.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
       });
       if (decision.decision === 'approve') this.approvalsGiven += 1;
       return decision;
@@ -804,10 +808,12 @@ export class RunLoop {
     };
   }
 
-  private async screenshot(): Promise<Uint8Array | null> {
+  private async screenshot(timeout = 10_000): Promise<Uint8Array | null> {
     try {
       const page = this.o.page;
-      return await page.screenshot({ type: 'png', mask: [page.locator(MASKED_INPUTS)], timeout: 10_000 });
+      const png = await page.screenshot({ type: 'png', mask: [page.locator(MASKED_INPUTS)], timeout });
+      this.lastScreenshot = png;
+      return png;
     } catch (err) {
       this.note('screenshot_failed', errorText(err));
       return null;
@@ -897,30 +903,6 @@ class RunEndWithAction extends Error {
     readonly end: RunEnd,
   ) {
     super(end.message);
-  }
-}
-
-/** `click button "Submit application"` for logs and approval cards. */
-export function describe(action: Action, element: string | undefined): string {
-  switch (action.type) {
-    case 'click':
-      return `click ${element ?? action.ref}`;
-    case 'fill':
-      return `fill ${element ?? action.ref} from case field ${action.field}`;
-    case 'select':
-      return `select in ${element ?? action.ref} from case field ${action.field}`;
-    case 'check':
-      return `${action.checked ? 'tick' : 'untick'} ${element ?? action.ref}`;
-    case 'press':
-      return `press ${action.key}`;
-    case 'goto':
-      return `go to ${action.url}`;
-    case 'ask':
-      return `ask the clerk (${action.kind}): ${action.question}`;
-    case 'done':
-      return `done: ${action.proof}`;
-    case 'fail':
-      return `fail: ${action.reason}`;
   }
 }
 
