@@ -44,6 +44,8 @@ const result = await build({
   // A few sources use require.resolve; ES modules have no `require` unless one is made.
   banner: { js: "import { createRequire as __pdCreateRequire } from 'node:module'; const require = __pdCreateRequire(import.meta.url);" },
   sourcemap: 'linked',
+  // Error classes take their `name` from the class (PortalDeskError): keep it through renaming.
+  keepNames: true,
   metafile: true,
   logLevel: 'warning',
   plugins: [sourceDirname],

@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { anchorHead, type ChainRecordRef } from '../store';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 /**
  * The head log: the office's own record of where each run's chain stood, kept apart from the
@@ -27,9 +28,7 @@ export interface HeadLogEntry {
   line: number;
 }
 
-export class HeadLogError extends Error {
-  override readonly name = 'HeadLogError';
-}
+export class HeadLogError extends PortalDeskError {}
 
 const LINE = /^(\S+) (\S+) (\d+) ([0-9a-f]{64}) (\S+)$/;
 

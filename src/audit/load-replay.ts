@@ -16,6 +16,7 @@ import {
   type ReplayTotals,
   type StepIntegrity,
 } from './replay';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 /** A run's evidence: the replay to read, the verifiable export it came from, and the screenshot bytes that match their hashes. */
 export interface RunEvidence {
@@ -25,9 +26,7 @@ export interface RunEvidence {
   screenshots: ReadonlyMap<string, Uint8Array>;
 }
 
-export class RunNotFoundError extends Error {
-  override readonly name = 'RunNotFoundError';
-}
+export class RunNotFoundError extends PortalDeskError {}
 
 export interface ReplayOptions {
   /** Stamped as `generatedAt` (tests pin it). */

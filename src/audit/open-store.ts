@@ -1,9 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { openStore, type Store } from '../store';
+import { PortalDeskError } from '../base/portal-desk-error';
 
-export class StoreNotFoundError extends Error {
-  override readonly name = 'StoreNotFoundError';
-}
+export class StoreNotFoundError extends PortalDeskError {}
 
 /**
  * Opens a run store that must already exist: reading commands (verify, replay, purge) never

@@ -1,4 +1,5 @@
 import { escapeHtml } from './html';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 /**
  * The exporters' last line of defence. The engine redacts passwords and one-time codes before
@@ -6,9 +7,7 @@ import { escapeHtml } from './html';
  * or export leaves the process, its final text is scanned once more for the secrets the caller
  * knows (the client's stored portal password, say). A hit stops the export: nothing is written.
  */
-export class SecretInReportError extends Error {
-  override readonly name = 'SecretInReportError';
-}
+export class SecretInReportError extends PortalDeskError {}
 
 /** Shorter values would match ordinary text everywhere (the store ignores them too). */
 export const MIN_SCANNED_SECRET_LENGTH = 3;

@@ -1,11 +1,12 @@
+import { PortalDeskError } from '../base/portal-desk-error';
+
 /**
  * A problem with what the user asked for, or with a file, store or vault it names that cannot be
  * used: printed as one line, exit code 2, nothing runs.
  */
-export class UsageError extends Error {
+export class UsageError extends PortalDeskError {
   constructor(message: string) {
     super(message);
-    this.name = 'UsageError';
   }
 }
 

@@ -6,6 +6,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { describeZodError } from '../agent/case/zod-message';
 import { ConsoleRequestEnvelope, type ConsoleEvent } from '../shared/console-api';
 import { RequestChecks } from './request-checks';
+import { errorMessage } from '../base/error-text';
 
 /** The built renderer (`npm run build`), served as the browser console. */
 export const DEFAULT_RENDERER_DIR = resolve(__dirname, '../../out/renderer');
@@ -246,7 +247,7 @@ function bindSocket(ws: WebSocket, service: ConsoleEndpoint): void {
     try {
       return { id, ok: true, result: await service.handle(method, params) };
     } catch (err) {
-      return { id, ok: false, error: err instanceof Error ? err.message : String(err) };
+      return { id, ok: false, error: errorMessage(err) };
     }
   }
 }

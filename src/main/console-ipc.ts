@@ -3,6 +3,7 @@ import type { ConsoleEvent } from '../shared/console-api';
 import { CALL_CHANNEL, EVENT_CHANNEL } from '../preload/channels';
 import { isConsoleMethod, senderDecision, type ConsoleOrigin, type IpcAnswer } from './console-policy';
 import type { Report } from './session-hardening';
+import { errorMessage } from '../base/error-text';
 
 /** What the IPC bridge needs of the console service. */
 export interface ConsoleHandler {
@@ -50,7 +51,7 @@ export function wireConsoleIpc(options: ConsoleIpcOptions): () => void {
       const result = method === 'startRun' ? await options.startRun(params) : await service.handle(method, params);
       return { ok: true, result };
     } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+      return { ok: false, error: errorMessage(err) };
     }
   });
   const unsubscribe = service.subscribe((consoleEvent) => {

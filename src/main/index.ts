@@ -18,6 +18,7 @@ import { safeStorageSealer } from './safe-storage-sealer';
 import { ContentsRegistry, hardenConsoleSession, hardenContents } from './session-hardening';
 import { chromeUserAgent } from './user-agent';
 import { appKeySource } from './vault-key';
+import { errorMessage } from '../base/error-text';
 
 /**
  * The Electron composition root, kept thin: it orders the security settings, opens the console
@@ -82,7 +83,7 @@ app
   .whenReady()
   .then(start)
   .catch((err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     console.error(`[portal-desk] ${message}`);
     dialog.showErrorBox('Portal Desk could not start', message);
     app.exit(1);

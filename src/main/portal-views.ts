@@ -5,6 +5,7 @@ import { portalViewBounds } from './portal-layout';
 import { clientPartition, UNBOUND_PARTITION, type RunBindings } from './run-bindings';
 import type { SessionEgress } from './session-egress';
 import { hardenPortalSession, type ContentsRegistry, type Report } from './session-hardening';
+import { errorMessage } from '../base/error-text';
 
 /**
  * The portal views: each page the engine opens is a `WebContentsView` in the console window,
@@ -114,7 +115,7 @@ export function viewBrowser(views: PortalViews, version: { product: string; user
       attempt.then(
         (browser) => browser.on('disconnected', () => (connected = connected === attempt ? undefined : connected)),
         (err: unknown) => {
-          report(`Could not connect the engine to the portal views: ${err instanceof Error ? err.message : String(err)}`);
+          report(`Could not connect the engine to the portal views: ${errorMessage(err)}`);
           if (connected === attempt) connected = undefined;
         },
       );

@@ -1,4 +1,5 @@
 import type { KeySealer } from '../vault';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 /**
  * The vault key's sealer in the Electron app: Electron's `safeStorage` (the OS keychain:
@@ -24,9 +25,7 @@ export interface SafeStorageLike {
   isAsyncEncryptionAvailable?(): Promise<boolean>;
 }
 
-export class SafeStorageRefused extends Error {
-  override readonly name = 'SafeStorageRefused';
-}
+export class SafeStorageRefused extends PortalDeskError {}
 
 /** Builds the sealer, or refuses (with what to do) when safeStorage would not protect the key. */
 export function safeStorageSealer(safeStorage: SafeStorageLike, platform: NodeJS.Platform = process.platform): KeySealer {

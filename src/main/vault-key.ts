@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { dataFolder, defaultVaultDir, SealedKeyFileSource, type KeySealer, type KeySource } from '../vault';
 import { readManifest } from '../vault/manifest';
+import { errorMessage } from '../base/error-text';
 
 /** Where the app keeps the vault key sealed by safeStorage: beside the vault, like the CLI's key file. */
 export function sealedKeyPath(dataDir: string): string {
@@ -36,7 +37,7 @@ export async function appKeySource(options: AppKeyOptions): Promise<KeySource | 
   try {
     sealer = options.sealer();
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorMessage(err);
     if (!manifest) {
       options.report(`${reason} The vault will use the command line's key instead (a 0600 key file or the OS keyring).`);
       return undefined;

@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } fr
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LATEST_SCHEMA_VERSION, migrate, SchemaTooNewError, schemaVersion } from './migrations';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 export interface DatabaseOptions {
   /** How long a write waits for another process's write lock before failing (default 5 s). */
@@ -18,14 +19,13 @@ export interface DatabaseOptions {
 const MAX_IN_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** The store could not be opened: nothing was created or changed. `problem` is one line. */
-export class StoreOpenError extends Error {
+export class StoreOpenError extends PortalDeskError {
   constructor(
     readonly path: string,
     readonly problem: string,
     options?: { cause?: unknown },
   ) {
     super(`Could not open the Portal Desk database at ${path}: ${problem}`, options);
-    this.name = 'StoreOpenError';
   }
 }
 

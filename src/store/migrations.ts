@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { sha256Hex } from '../base/canonical-json';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 /**
  * The schema's history: numbered, forward-only. A change to the schema is a NEW entry at the
@@ -195,7 +196,7 @@ export function migrationChecksum(m: Migration): string {
   return sha256Hex(m.sql);
 }
 
-export class SchemaTooNewError extends Error {}
+export class SchemaTooNewError extends PortalDeskError {}
 
 /**
  * Brings the database up to `target` (default: the latest) in ONE immediate transaction:

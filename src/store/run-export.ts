@@ -4,6 +4,7 @@ import type { RunRecord, StepRecord } from '../shared/run';
 import { verifyChain, type ScreenshotState, type StoredStep, type VerifyResult } from './chain';
 import { anchorHead, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
 import type { RunEvent } from './records';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 export const RUN_EXPORT_FORMAT = 'portal-desk.run-export' as const;
 /** The version written: 2 (chain format 2). Files of version 1 (chain format 1) are still read and verified. */
@@ -86,9 +87,7 @@ const Envelope = z.object({
   screenshots: z.record(z.string(), z.string().nullable()),
 });
 
-export class RunExportFormatError extends Error {
-  override readonly name = 'RunExportFormatError';
-}
+export class RunExportFormatError extends PortalDeskError {}
 
 export interface VerifyExportOptions {
   /**

@@ -1,11 +1,11 @@
+import { PortalDeskError } from '../base/portal-desk-error';
+
 /**
  * The store's last line of defence for secrets. By contract the engine redacts vault passwords,
  * one-time codes and security answers before it records anything; the engine also registers
  * them here, and any write that still carries one is refused whole.
  */
-export class SecretRefusedError extends Error {
-  override readonly name = 'SecretRefusedError';
-}
+export class SecretRefusedError extends PortalDeskError {}
 
 /** Shorter values would match ordinary text everywhere (the engine's redaction skips them too). */
 export const MIN_SECRET_LENGTH = 3;

@@ -1,3 +1,5 @@
+import { PortalDeskError } from '../base/portal-desk-error';
+
 /**
  * Why the vault refused. Messages name the file, the client and the portal, never a username's
  * password or a key.
@@ -14,12 +16,11 @@ export type VaultProblem =
   | 'damaged'; // a file the vault wrote can no longer be parsed
 
 /** The vault refused; nothing was read or written. */
-export class VaultError extends Error {
+export class VaultError extends PortalDeskError {
   constructor(
     readonly problem: VaultProblem,
     message: string,
   ) {
     super(message);
-    this.name = 'VaultError';
   }
 }

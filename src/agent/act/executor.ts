@@ -7,6 +7,7 @@ import { LivePageRead } from '../observe/observer';
 import type { PageRead } from '../observe/page-read';
 import { bringIntoView } from './into-view';
 import { PageActivity, settle, type SettleOptions } from './settle';
+import { errorMessage } from '../../base/error-text';
 
 /**
  * The executor: runs ONE already-guarded action against the page and says what happened.
@@ -252,7 +253,7 @@ async function selectRadio(read: PageRead, control: Control, value: string, time
 
 /** A one-line reason from a playwright error: what blocked the action, not the whole call log. */
 function explain(err: unknown, timeout: number): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = errorMessage(err);
   const lines = text.split('\n').map((l) => l.trim());
   const log = lines.filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
   const first = (lines[0] ?? '').replace(/^[\w.]+:\s*/, '');

@@ -1,4 +1,5 @@
 import type { ConnectOverCDPTransport } from 'playwright-core';
+import { errorMessage } from '../../base/error-text';
 
 /**
  * An in-process Chrome DevTools Protocol transport for playwright-core's
@@ -212,7 +213,7 @@ export class DebuggerTransport implements ConnectOverCDPTransport {
       this.emit(withSession({ id, result: result ?? {} }, sessionId));
     } catch (err) {
       const code = err instanceof ProtocolFailure ? err.code : SERVER_ERROR;
-      this.emit(withSession({ id, error: { code, message: errorText(err) } }, sessionId));
+      this.emit(withSession({ id, error: { code, message: errorMessage(err) } }, sessionId));
     }
   }
 
@@ -563,10 +564,6 @@ function optionalString(value: unknown): string | undefined {
 function targetIdOf(params: Params): string {
   const info = params.targetInfo as { targetId?: unknown } | undefined;
   return String(info?.targetId ?? '');
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** A held cookie (Storage.setCookies input) as Storage.getCookies would report it. */

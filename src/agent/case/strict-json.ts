@@ -1,3 +1,5 @@
+import { PortalDeskError } from '../../base/portal-desk-error';
+
 /**
  * JSON for files a person wrote: the grammar of JSON.parse, plus what JSON.parse lets through
  * silently. A key given twice (JSON.parse keeps the last), a key named `__proto__` (an object
@@ -8,14 +10,13 @@
 
 export const JSON_LIMITS = { maxDepth: 32, maxKeys: 1000, maxItems: 5000 } as const;
 
-export class StrictJsonError extends Error {
+export class StrictJsonError extends PortalDeskError {
   constructor(
     message: string,
     /** True for text that is not JSON at all; false for JSON that is refused (a duplicate key, `__proto__`, too deep). */
     readonly syntax: boolean,
   ) {
     super(message);
-    this.name = 'StrictJsonError';
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Turn } from '../../shared/action';
 import type { Observation } from '../../shared/observation';
 import type { ModelCall, StepAction } from '../../shared/run';
+import { PortalDeskError } from '../../base/portal-desk-error';
 
 /** What a planner may know of the case: field names and values (never credentials, never OTPs). */
 export interface CaseView {
@@ -46,14 +47,13 @@ export function isModelServiceStop(kind: PlannerErrorKind): boolean {
   return kind === 'unavailable' || kind === 'refusal' || kind === 'max_tokens';
 }
 
-export class PlannerError extends Error {
+export class PlannerError extends PortalDeskError {
   constructor(
     readonly kind: PlannerErrorKind,
     message: string,
     readonly call: ModelCall | null = null,
   ) {
     super(message);
-    this.name = 'PlannerError';
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PriceTable } from './prices';
+import { PortalDeskError } from '../../../base/portal-desk-error';
 
 /** The current Sonnet (Claude Sonnet 5.5): the default for form filling. */
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
@@ -55,10 +56,9 @@ export type AnthropicConfig = z.infer<typeof AnthropicConfig>;
 export type AnthropicOptions = Partial<z.input<typeof AnthropicConfig>>;
 
 /** A configuration that cannot be used. Thrown before any request is made. */
-export class AnthropicConfigError extends Error {
+export class AnthropicConfigError extends PortalDeskError {
   constructor(message: string) {
     super(message);
-    this.name = 'AnthropicConfigError';
   }
 }
 

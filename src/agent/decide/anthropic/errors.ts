@@ -14,6 +14,7 @@ import {
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelCall } from '../../../shared/run';
 import { PlannerError } from '../planner';
+import { errorMessage } from '../../../base/error-text';
 
 export interface ErrorContext {
   model: string;
@@ -89,7 +90,7 @@ export function isMalformedBody(error: unknown): boolean {
 export function malformedBodyError(error: unknown, call: ModelCall | null, context: ErrorContext): PlannerError {
   return new PlannerError(
     'unavailable',
-    `The Messages API at ${context.host} twice sent a reply that is not complete JSON (${error instanceof Error ? error.message : String(error)}) while ${context.doing}. ${NOTHING_RAN} Resume the run later.`,
+    `The Messages API at ${context.host} twice sent a reply that is not complete JSON (${errorMessage(error)}) while ${context.doing}. ${NOTHING_RAN} Resume the run later.`,
     call,
   );
 }
