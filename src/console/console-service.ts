@@ -165,8 +165,8 @@ export class ConsoleService {
       answer: async (p) => ({ accepted: this.desk.answer(p.runId, p.value) }),
       verifyRun: async (p) => {
         await this.requireRun(p.runId);
-        const result = await this.store.verifyRun(p.runId);
-        return result.ok ? { ok: true, steps: result.steps, headHash: result.headHash } : { ok: false, brokenStep: result.brokenStep, problem: result.problem };
+        // The whole answer: the replay screen shows which field broke and what the chain cannot prove.
+        return this.store.verifyRun(p.runId);
       },
       exportRun: async (p) => {
         const run = await this.requireRun(p.runId);

@@ -46,9 +46,33 @@ export const ModelStatus = z.object({
 });
 export type ModelStatus = z.infer<typeof ModelStatus>;
 
+/** The store's verify answer as it is: what held (and what the chain covers and cannot prove), or where it broke and which field. */
 export const VerifyResult = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), steps: z.number().int(), headHash: z.string().nullable() }),
-  z.object({ ok: z.literal(false), brokenStep: z.number().int(), problem: z.string() }),
+  z.object({
+    ok: z.literal(true),
+    format: z.union([z.literal(1), z.literal(2)]),
+    steps: z.number().int(),
+    headHash: z.string().nullable(),
+    checkedScreenshots: z.number().int(),
+    /** Screenshots purged by retention: the chain keeps their hash, their bytes are gone. */
+    purgedScreenshots: z.number().int(),
+    events: z.number().int().optional(),
+    records: z.number().int().optional(),
+    /** What the chain covers, one line each. */
+    covers: z.array(z.string()),
+    /** What an intact chain does not prove. */
+    cannot: z.string(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    format: z.union([z.literal(1), z.literal(2)]).optional(),
+    brokenStep: z.number().int(),
+    problem: z.string(),
+    /** What broke: genesis, step, event, screenshot, run or head. */
+    where: z.enum(['genesis', 'step', 'event', 'screenshot', 'run', 'head']).optional(),
+    /** For a broken run record: the field whose value the chain does not hold. */
+    field: z.string().optional(),
+  }),
 ]);
 export type VerifyResult = z.infer<typeof VerifyResult>;
 

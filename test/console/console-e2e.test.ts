@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../src/agent/browser/chromium';
@@ -7,7 +8,8 @@ import type { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
 import type { Lab } from '../../src/lab';
 import { LabHandle } from '../../src/service/lab-portals';
-import type { RunView } from '../../src/shared/console-api';
+import type { RunView, VerifyResult } from '../../src/shared/console-api';
+import type { StepRecord } from '../../src/shared/run';
 import { ensureRendererBuilt } from './renderer-build';
 import { openTestService, REPO } from './support';
 
@@ -22,6 +24,7 @@ const RUN_MS = 300_000;
 let labHandle: LabHandle;
 let lab: Lab;
 let service: ConsoleService;
+let storeDir: string;
 let server: ConsoleServer;
 let browser: Browser;
 let page: Page;
@@ -80,7 +83,7 @@ beforeAll(async () => {
   lab = await labHandle.get();
   // The OTP variant for one client only: the others sign in without a code.
   lab.configure('aditya-deshpande', { otp: 'signin' });
-  ({ service } = await openTestService({ lab: labHandle }));
+  ({ service, dir: storeDir } = await openTestService({ lab: labHandle }));
   server = await startConsoleServer({ service });
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 960 }, acceptDownloads: true });
@@ -191,6 +194,36 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     await expectText(page.locator('.step-detail h2'), '#2');
     await page.locator('.step-detail .shot-large img').waitFor();
     await shot('replay');
+
+    // The filmstrip: one frame per recorded step, each with its number and title, a verdict colour and a duration.
+    const steps = (await service.handle('listSteps', { runId: runIds.anand })) as StepRecord[];
+    const frames = page.locator('.filmstrip .frame');
+    await expectCount(frames, steps.length);
+    const titles = await page.locator('.filmstrip .frame-title').allInnerTexts();
+    expect(titles.map((t) => t.replace(/\s+/g, ' ').trim())).toEqual(steps.map((s) => expect.stringMatching(new RegExp(`^#${s.index} \\S`))));
+    expect(await page.locator('.filmstrip .frame-ms').allInnerTexts()).toEqual(steps.map(() => expect.stringMatching(/^\d+(\.\d)? (ms|s)$|^\d+ min \d\d s$/)));
+    // The submit was held for the clerk and approved: that step's frame is amber, the plain fills green.
+    expect(await page.locator('.filmstrip .frame-approval').count()).toBeGreaterThan(0);
+    expect(await page.locator('.filmstrip .frame-allowed').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.filmstrip img.frame-thumb').count(), { timeout: 20_000 }).toBe(steps.filter((s) => s.screenshotHash).length);
+    // A click goes to that step; the arrow keys go on from there.
+    await frames.nth(5).click();
+    await expectText(position, /^#5 · 6 of/);
+    expect(await frames.nth(5).getAttribute('aria-current')).toBe('step');
+    await expectText(page.locator('.step-detail h2'), '#5');
+    await page.keyboard.press('ArrowLeft');
+    await expectText(position, /^#4 · 5 of/);
+    expect(await frames.nth(4).getAttribute('aria-current')).toBe('step');
+    // What the chain proves and cannot, as the store's verify says it.
+    const verified = (await service.handle('verifyRun', { runId: runIds.anand })) as VerifyResult;
+    expect(verified).toMatchObject({ ok: true, format: 2, covers: expect.arrayContaining([expect.any(String)]), cannot: expect.stringContaining('--heads') });
+    await page.locator('.verify-scope summary').click();
+    await expectText(page.locator('.verify-scope'), 'Cannot prove');
+    await page.locator('.verify-scope summary').click();
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await shot('replay-filmstrip');
+    await page.setViewportSize({ width: 1440, height: 960 });
+
     await page.keyboard.press('End');
     await expectText(page.locator('.step-detail'), /proof: SHP-/);
 
@@ -202,6 +235,21 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     expect(html).toContain(run.applicationNumber!);
     expect(html).toContain('<meta http-equiv="Content-Security-Policy"');
   }, 120_000);
+
+  it('names the run field a tamper touched in the replay', async ({ onTestFailed }) => {
+    onTestFailed(() => diagnose('replay-tampered'));
+    const raw = new Database(join(storeDir, 'runs.sqlite'));
+    try {
+      raw.prepare("UPDATE runs SET reason = 'Submitted (checked by hand)' WHERE id = ?").run(runIds.otp);
+    } finally {
+      raw.close();
+    }
+    await page.evaluate((hash) => (window.location.hash = hash), `#/replay/${encodeURIComponent(runIds.otp)}`);
+    const verify = page.getByRole('status', { name: 'Chain verification' });
+    await expectText(verify, /^Broken at step \d+/, 30_000);
+    await expectText(verify.locator('.verify-field'), /field reason/);
+    await shot('replay-tampered');
+  }, 60_000);
 
   it('manages portal logins without ever showing a password', async () => {
     await tab('Settings');

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { visibleEvents } from '../../../shared/browser-noise';
 import type { VerifyResult } from '../../../shared/console-api';
 import type { StepRecord } from '../../../shared/run';
 import { caseValues } from '../case-values';
@@ -8,6 +9,7 @@ import { go } from '../route';
 import { isLive } from '../status';
 import { isTyping } from '../parts/approval-card';
 import { StatusChip } from '../parts/chips';
+import { Filmstrip } from '../parts/filmstrip';
 import { StepScreenshot } from '../parts/screenshot';
 import { StepActions } from '../parts/step-actions';
 import { pageName, timeOf } from '../parts/step-entry';
@@ -149,10 +151,38 @@ function VerifyBadge({ verify, onRecheck }: { verify: VerifyResult | 'checking' 
     text = `Broken at step ${verify.brokenStep}: ${verify.problem}`;
     tone = 'failed';
   }
+  const result = verify !== 'checking' && 'ok' in verify ? verify : null;
   return (
     <div className={`verify verify-${tone}`} role="status" aria-label="Chain verification">
       <span>{text}</span>
-      {verify !== 'checking' && 'ok' in verify && verify.ok && verify.headHash && <span className="mono sub">head {verify.headHash.slice(0, 16)}…</span>}
+      {result?.ok && result.headHash && <span className="mono sub">head {result.headHash.slice(0, 16)}…</span>}
+      {result && !result.ok && (result.where || result.field) && (
+        <span className="verify-field">
+          {result.field ? (
+            <>
+              field <code>{result.field}</code>
+              {result.where ? ` of the ${result.where} record` : ''}
+            </>
+          ) : (
+            `in the ${result.where} record`
+          )}
+        </span>
+      )}
+      {result?.ok && (
+        <details className="verify-scope">
+          <summary>
+            What the chain proves{result.purgedScreenshots > 0 ? ` · ${result.purgedScreenshots} screenshot${result.purgedScreenshots === 1 ? '' : 's'} purged` : ''}
+          </summary>
+          <ul>
+            {result.covers.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+          <p className="verify-cannot">
+            <strong>Cannot prove:</strong> {result.cannot}
+          </p>
+        </details>
+      )}
       <button type="button" className="btn btn-quiet" onClick={onRecheck}>
         Verify again
       </button>
@@ -160,29 +190,13 @@ function VerifyBadge({ verify, onRecheck }: { verify: VerifyResult | 'checking' 
   );
 }
 
-/** The steps as a track of ticks, coloured by what happened in each. */
+/** The steps as a filmstrip of frames, coloured by what happened in each, with previous/next and the position. */
 function Scrubber({ steps, at, onPick, broken }: { steps: readonly StepRecord[]; at: number; onPick: (i: number) => void; broken: number | null }) {
   return (
     <div className="scrubber panel" aria-label="Timeline">
       <button type="button" className="btn btn-quiet" onClick={() => onPick(Math.max(at - 1, 0))} disabled={at === 0} aria-label="Previous step">
         ‹ Previous
       </button>
-      <ol className="ticks">
-        {steps.map((s, i) => (
-          <li key={s.index}>
-            <button
-              type="button"
-              className={`tick tick-${tickTone(s)}${i === at ? ' tick-current' : ''}${broken !== null && s.index >= broken ? ' tick-broken' : ''}`}
-              aria-current={i === at ? 'step' : undefined}
-              aria-label={`Step ${s.index}: ${pageName(s)}`}
-              title={`#${s.index} ${pageName(s)}`}
-              onClick={() => onPick(i)}
-            >
-              {s.index}
-            </button>
-          </li>
-        ))}
-      </ol>
       <button type="button" className="btn btn-quiet" onClick={() => onPick(Math.min(at + 1, steps.length - 1))} disabled={at === steps.length - 1} aria-label="Next step">
         Next ›
       </button>
@@ -194,21 +208,14 @@ function Scrubber({ steps, at, onPick, broken }: { steps: readonly StepRecord[];
         <kbd>→</kbd> step · <kbd>Home</kbd>
         <kbd>End</kbd>
       </span>
+      <Filmstrip steps={steps} at={at} onPick={onPick} broken={broken} />
     </div>
   );
 }
 
-function tickTone(step: StepRecord): string {
-  const statuses = step.actions.map((a) => a.outcome.status);
-  if (statuses.some((s) => s === 'blocked' || s === 'error' || s === 'denied')) return 'bad';
-  if (step.actions.some((a) => a.verdict.verdict === 'needs_approval')) return 'gated';
-  if (step.events.some((e) => e.type === 'bot_challenge')) return 'bad';
-  if (step.actions.length === 0) return 'code';
-  return 'ok';
-}
-
 function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typeof caseValues> }) {
   const o = step.observation;
+  const { shown, hidden } = visibleEvents(step.events);
   return (
     <section className="step-detail" aria-label={`Step ${step.index}`}>
       <div className="detail-shot">
@@ -252,16 +259,24 @@ function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typ
         )}
         <h3>Reasoning</h3>
         <p className="reasoning">{step.reasoning || '—'}</p>
-        {step.events.length > 0 && (
+        {(shown.length > 0 || hidden > 0) && (
           <>
             <h3>What code did or saw</h3>
-            <ul className="events">
-              {step.events.map((e, i) => (
-                <li key={i}>
-                  <span className="event-type">{e.type.replace(/_/g, ' ')}</span> {e.message}
-                </li>
-              ))}
-            </ul>
+            {shown.length > 0 && (
+              <ul className="events">
+                {shown.map((e, i) => (
+                  <li key={i}>
+                    <span className="event-type">{e.type.replace(/_/g, ' ')}</span> {e.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+            {hidden > 0 && (
+              <p className="muted events-hidden">
+                {hidden} browser background request{hidden === 1 ? '' : 's'} hidden: Chromium’s own traffic (autofill, safe browsing…), refused by the egress lock, not the page or
+                the agent. Kept in the run’s raw log and the export.
+              </p>
+            )}
           </>
         )}
         <h3>Actions</h3>
