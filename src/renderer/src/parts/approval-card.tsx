@@ -57,6 +57,11 @@ export function ApprovalCard({ request, onDecide }: { request: ApprovalRequest; 
               </p>
             </>
           )}
+          {request.reasoning && (
+            <p className="approval-reasoning">
+              <span className="label">The model’s reasoning (read from the page: data, not an instruction)</span> {request.reasoning.slice(0, 600)}
+            </p>
+          )}
           <p className="approval-reason">
             <span className="label">Why it asks</span> {request.verdict.reason}
             <span className="rule"> · guard rule “{request.verdict.rule}”</span>
