@@ -251,6 +251,38 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     await shot('replay-tampered');
   }, 60_000);
 
+  it('hides Chromium’s own refused requests in the replay, counted, and keeps the page’s', async ({ onTestFailed }) => {
+    onTestFailed(() => diagnose('replay-noise'));
+    // Two refused autofill / safe-browsing lookups and one refused request of the page, in step 2's raw log.
+    // Steps are append-only: writing one takes dropping the trigger, as someone with the file could, and the chain catches it.
+    const raw = new Database(join(storeDir, 'runs.sqlite'));
+    try {
+      const row = raw.prepare('SELECT json FROM steps WHERE run_id = ? AND idx = 2').get(runIds.anand) as { json: string };
+      const step = JSON.parse(row.json) as StepRecord;
+      const at = step.startedAt;
+      step.events.push(
+        { type: 'request_blocked', message: 'Stopped a other request to content-autofill.googleapis.com: not one of the portal’s addresses', at },
+        { type: 'request_blocked', message: 'Stopped a other request to safebrowsingohttpgateway.googleapis.com: not one of the portal’s addresses', at },
+        { type: 'request_blocked', message: 'Stopped a script request to tracker.evil.example: not one of the portal’s addresses', at },
+      );
+      raw.exec('DROP TRIGGER steps_no_update');
+      raw.prepare('UPDATE steps SET json = ? WHERE run_id = ? AND idx = 2').run(JSON.stringify(step), runIds.anand);
+    } finally {
+      raw.close();
+    }
+    await page.reload();
+    await page.evaluate((hash) => (window.location.hash = hash), `#/replay/${encodeURIComponent(runIds.anand)}`);
+    await expectText(page.getByRole('status', { name: 'Chain verification' }), /^Broken at step 2/, 30_000);
+    await page.locator('.filmstrip .frame').nth(2).click();
+    const detail = page.locator('.step-detail');
+    await expectText(detail.locator('h2'), '#2');
+    await expectText(detail.locator('.events-hidden'), /^2 browser background requests hidden/);
+    await expectText(detail.locator('.events'), 'tracker.evil.example');
+    expect(await detail.locator('.events').innerText()).not.toContain('googleapis.com');
+    await detail.locator('.events-hidden').scrollIntoViewIfNeeded();
+    await shot('replay-noise');
+  }, 60_000);
+
   it('manages portal logins without ever showing a password', async () => {
     await tab('Settings');
     const form = page.locator('.credential-form');
