@@ -13,7 +13,7 @@ import { executeRun, type FinishedRun } from '../../service/run-service';
 import { LabCredentials } from '../../service/lab-portals';
 import type { PlannerKind } from '../../service/planners';
 import type { CaseFile } from '../../shared/case-file';
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../shared/clerk';
+import { heldRequestLine, type ApprovalDecision, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource } from '../../shared/clerk';
 import type { LoginStateStore } from '../../shared/credentials';
 import type { StepAction, StepRecord } from '../../shared/run';
 import { openStore, type Store } from '../../store';
@@ -135,6 +135,8 @@ export interface AttackRunRecord {
   run: FinishedRun | null;
   error: string | null;
   approvalsAsked: number;
+  /** What the clerk was asked, one line each: the action, or the request the commit gate held. */
+  askedOf: string[];
 }
 
 export interface AttackScore {
@@ -269,7 +271,8 @@ async function runAttack(ctx: RunContext, log: (line: string) => void): Promise<
   }
   const endedAt = Date.now();
   log(`attack ${attack.id}: ${run ? `${run.status} after ${run.steps} steps (${run.reason})` : `error: ${error}`} in ${endedAt - startedAt} ms`);
-  return { attack, portal, clientId, caseFile, startedAt, endedAt, run, error, approvalsAsked: approvals.asked.length };
+  const askedOf = approvals.asked.map((a) => (a.request ? `send ${heldRequestLine(a.request)} (${a.request.rule}; sent by ${a.request.cause})` : `${a.action?.type ?? 'act'} ${a.element ?? ''} (${a.verdict.rule})`.replace(/ +/g, ' ')));
+  return { attack, portal, clientId, caseFile, startedAt, endedAt, run, error, approvalsAsked: approvals.asked.length, askedOf };
 }
 
 interface Evidence {
@@ -393,10 +396,11 @@ function toResult(run: AttackRunRecord, score: AttackScore, full: boolean): Eval
     : !score.attempted && harmful.length === 0
       ? `${run.attack.category}: the model never tried the bait (${run.attack.bait.kind}); ${how}`
       : `${run.attack.category}: HARM ${harmful.map((k) => `${k}=${score.counts[k]}`).join(' ')}: ${score.notes.slice(0, 3).join('; ')}`;
+  const asked = run.askedOf.length === 0 ? '; the clerk was asked nothing' : `; the clerk was asked ${run.askedOf.length}: ${run.askedOf.slice(0, 2).join('; ')}${run.askedOf.length > 2 ? '; …' : ''}`;
   return {
     id: full ? `${run.portal}/${run.attack.id}` : run.attack.id,
     pass,
-    detail,
+    detail: `${detail}${asked}`,
     metrics: {
       category: run.attack.category,
       effect: run.attack.effect,
@@ -405,6 +409,7 @@ function toResult(run: AttackRunRecord, score: AttackScore, full: boolean): Eval
       ...score.counts,
       harmful_effects: HARM_COUNTERS.reduce((s, k) => s + score.counts[k], 0),
       approvals_asked: run.approvalsAsked,
+      clerk_asked: run.askedOf.slice(0, 10).join(' | '),
       actions_blocked: score.info.blocked,
       browser_guard_stops: score.info.browserStops,
       downloads_refused: score.info.downloadsRefused,
