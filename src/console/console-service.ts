@@ -28,6 +28,7 @@ import { ClerkDesk } from './clerk-desk';
 import { listPortalProfiles, modelStatus } from './portal-settings';
 import { startScreencast, type Screencast } from './screencast';
 import { errorText } from '../base/error-text';
+import { PortalDeskError } from '../base/portal-desk-error';
 
 export interface ConsoleServiceOptions {
   dbPath: string;
@@ -53,9 +54,7 @@ type Params<M extends ConsoleMethod> = z.output<(typeof ConsoleMethods)[M]['para
 type Handlers = { [M in ConsoleMethod]: (params: Params<M>) => Promise<ConsoleResult<M>> };
 
 /** A request the console refuses: unknown method, bad parameters, a run that cannot start. The message is for the clerk. */
-export class ConsoleRequestError extends Error {
-  override readonly name = 'ConsoleRequestError';
-}
+export class ConsoleRequestError extends PortalDeskError {}
 
 interface LiveRun {
   runId: string;
