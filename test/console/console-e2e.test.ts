@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../src/agent/browser/chromium';
 import type { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
+import { openStore } from '../../src/store';
 import type { Lab } from '../../src/lab';
 import { LabHandle } from '../../src/service/lab-portals';
 import type { RunView, VerifyResult } from '../../src/shared/console-api';
@@ -281,6 +282,24 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     expect(await detail.locator('.events').innerText()).not.toContain('googleapis.com');
     await detail.locator('.events-hidden').scrollIntoViewIfNeeded();
     await shot('replay-noise');
+  }, 60_000);
+
+  it('shows "purged" in the filmstrip for the screenshots retention dropped', async ({ onTestFailed }) => {
+    onTestFailed(() => diagnose('replay-purged'));
+    const store = openStore(join(storeDir, 'runs.sqlite'));
+    try {
+      const purged = await store.purge({ olderThanMs: 0 });
+      expect(purged.screenshots).toBeGreaterThan(0);
+    } finally {
+      store.close();
+    }
+    await page.reload();
+    await page.evaluate((hash) => (window.location.hash = hash), `#/replay/${encodeURIComponent(runIds.otp)}`);
+    const steps = (await service.handle('listSteps', { runId: runIds.otp })) as StepRecord[];
+    await expectCount(page.locator('.filmstrip .frame'), steps.length);
+    await expect.poll(() => page.locator('.filmstrip .frame-none').allInnerTexts(), { timeout: 20_000 }).toEqual(steps.map((s) => (s.screenshotHash ? 'purged' : 'no screenshot')));
+    expect(await page.locator('.filmstrip img.frame-thumb').count()).toBe(0);
+    await shot('replay-purged');
   }, 60_000);
 
   it('manages portal logins without ever showing a password', async () => {
