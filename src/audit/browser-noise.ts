@@ -1,21 +1,7 @@
-import type { StepEvent } from '../shared/run';
-
 /**
- * Chromium's own background traffic (autofill, safe browsing, component updates, optimisation
- * hints...) that the egress lock refuses during a run. It is kept in the raw step log (the chain
- * covers it), but the clerk's and the auditor's view leaves it out: a refused autofill lookup is
- * not something the agent or the portal did, and shown as a red mark it reads like a failure.
+ * Chromium's own background traffic, hidden from the clerk's and the auditor's view (kept in the
+ * raw log): one rule for the report and the console's replay, in src/shared so the renderer can
+ * use it. Its host match must end at the browser vendor's domain, so a page's request to a
+ * look-alike such as fonts.googleapis.com.evil.example stays in view.
  */
-const BROWSER_HOSTS = /(^|[\s/.])(([a-z0-9-]+\.)*(googleapis\.com|gstatic\.com|gvt1\.com|gvt2\.com|google\.com|googleusercontent\.com|chromium\.org)|chrome:\/\/|chrome-extension:\/\/|edge:\/\/)/i;
-const REQUEST_EVENTS = new Set(['request_blocked', 'request_forbidden']);
-
-/** A refused request the browser made on its own, not the page or the agent. */
-export function isBrowserNoise(event: StepEvent): boolean {
-  return REQUEST_EVENTS.has(event.type) && BROWSER_HOSTS.test(event.message);
-}
-
-/** The events a person should see, and how many browser-internal ones were left out of view. */
-export function visibleEvents(events: readonly StepEvent[]): { shown: StepEvent[]; hidden: number } {
-  const shown = events.filter((e) => !isBrowserNoise(e));
-  return { shown, hidden: events.length - shown.length };
-}
+export { isBrowserNoise, visibleEvents } from '../shared/browser-noise';

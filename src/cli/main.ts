@@ -39,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`portal-desk: unknown command "${name}"\n\n${USAGE}`);
+    console.error(`portal-desk: unknown command "${name.length > 40 ? `${name.slice(0, 39)}…` : name}"; "portal-desk --help" lists the commands`);
     return EXIT.badInput;
   }
   try {
