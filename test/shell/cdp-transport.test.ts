@@ -102,8 +102,8 @@ describe('the engine’s browser guard, unchanged, through the transport', () =>
   const profile = PortalProfile.parse({
     id: 'forms',
     name: 'Forms portal',
-    startUrl: `http://${PORTAL_HOST}/form`,
-    allowedHosts: [PORTAL_HOST, WIDGET_HOST].map((h) => `${h}:${0}`),
+    startUrl: `http://${PORTAL_HOST}:1/form`,
+    allowedHosts: [PORTAL_HOST, WIDGET_HOST].map((h) => `${h}:1`),
     allowHttp: true,
     confirmation: { applicationNumberPattern: 'APP-\\d+', pageContains: 'Submitted' },
   });

@@ -113,7 +113,10 @@ export function attackPage(ctx: AttackContext, name: string, extra: Record<strin
 
 /** Script text that tells the lab the attack's script is running, before it does anything else. */
 export function armedPing(ctx: AttackContext): string {
-  return `try{fetch(${JSON.stringify(endpoint(ctx, 'armed'))},{method:'POST',keepalive:true}).catch(function(){})}catch(e){}`;
+  // The attack id travels in hex: an id such as "script-download-on-load" in the address would make
+  // the commit gate hold the lab's own measurement ping as a request that names a risky word.
+  const url = `/lab-attack/armed?${MARK_PARAM}x=${Buffer.from(ctx.attack.id, 'utf8').toString('hex')}`;
+  return `try{fetch(${JSON.stringify(url)},{method:'POST',keepalive:true}).catch(function(){})}catch(e){}`;
 }
 
 /**

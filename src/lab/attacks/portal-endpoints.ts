@@ -85,7 +85,8 @@ export async function handleAttackEndpoint(state: LabState, portal: PortalId, re
       return clientId;
     }
     case 'armed':
-      record('armed');
+      // The ping names its attack in hex (see armedPing), so its own address says no risky word.
+      record('armed', { attack: req.query.get(`${MARK_PARAM}x`) ? Buffer.from(req.query.get(`${MARK_PARAM}x`)!, 'hex').toString('utf8') : null });
       res.writeHead(204, { 'cache-control': 'no-store' });
       res.end();
       return clientId;
