@@ -1,7 +1,7 @@
 import type { CarriedValueOrigin, HeldRequest } from '../../shared/clerk';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from './allowed-hosts';
-import { classifyRequest, type PageState, type RequestClass } from './request-class';
+import { classifyRequest, READ_METHODS, type PageState, type RequestClass } from './request-class';
 import { carriedValues } from './request-values';
 
 /**
@@ -68,7 +68,6 @@ export interface AdmitRequest {
 
 export type Admission = { ok: true } | { ok: false; reason: string };
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A request the route let through, which the egress proxy will then see: good for this long. */
 const TICKET_MS = 15_000;
 
@@ -104,12 +103,18 @@ export class CommitGate {
     return classifyRequest({ method, url }, this.profile, this.page);
   }
 
-  /** Runs `act` with `cause` as what is doing things on the page; requests it sends are attributed to it. */
+  /**
+   * Runs `act` with `cause` as what is doing things on the page, and waits until nothing it sent
+   * is still held for the clerk: its requests are attributed to it, and its outcome is known once
+   * the clerk has answered.
+   */
   async during<T>(cause: Cause, act: () => Promise<T>): Promise<T> {
     const previous = this.cause;
     this.cause = { ...cause, used: false };
     try {
-      return await act();
+      const result = await act();
+      await this.idle();
+      return result;
     } finally {
       this.cause = previous;
     }
@@ -192,8 +197,9 @@ export class CommitGate {
       return { ok: false, reason: judged.reason };
     }
     const cause = this.cause;
-    let decision: GateDecision | undefined;
-    if (cause && cause.approved && !cause.used && (cause.expectedUrl === undefined || sameAddress(cause.expectedUrl, url))) {
+    const preApproved = !!cause && cause.approved && !cause.used && (cause.expectedUrl === undefined || sameAddress(cause.expectedUrl, url));
+    let decision: GateDecision;
+    if (preApproved) {
       cause.used = true;
       decision = { decision: 'approve', by: 'the clerk, with the action that sent it' };
     } else {
@@ -224,8 +230,7 @@ export class CommitGate {
       this.sent += 1;
     }
     this.tickets.set(ticketKey(method, url), Date.now() + TICKET_MS);
-    const type = decision.by === 'the clerk, with the action that sent it' ? 'commit_pre_approved' : 'commit_approved';
-    this.record({ ...base, type, decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})` });
+    this.record({ ...base, type: preApproved ? 'commit_pre_approved' : 'commit_approved', decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})` });
     return { ok: true };
   }
 

@@ -284,7 +284,7 @@ export class RunLoop {
       const code = await this.askClerk('otp', 'The portal sent a one-time code to the client’s phone. Type the code.', null);
       if (code === null) throw new RunEnd({ status: 'failed', reason: 'The clerk did not type the one-time code' });
       this.addSecret(code);
-      const typed = await this.byCode('type the one-time code the clerk gave', () => enterOneTimeCode(read, codeField, code));
+      const typed = await this.asCode('type the one-time code the clerk gave', () => enterOneTimeCode(read, codeField, code));
       this.note('otp', typed.ok ? `One-time code ${maskCode(code)} typed by code` : typed.message);
       await byCode('One-time code page: the clerk typed the code; code entered it. The model never sees the code.');
       this.notes.push('A one-time code was entered by code on the clerk’s behalf.');
@@ -300,8 +300,8 @@ export class RunLoop {
       }
     }
 
-    const proof = findApplicationNumber(observation, this.o.profile) ? await this.proofOnPage(read) : undefined;
-    if (proof?.ok) {
+    const proof = await this.proofOnPage(read);
+    if (proof.ok) {
       await this.keepReceipt(observation, proof.applicationNumber);
     } else if (!isConfirmationPage(observation, this.o.profile) && this.progress.mayHaveSubmitted && !this.listChecked && this.o.profile.applicationsUrl) {
       await this.checkEarlierSubmission(byCode);
@@ -408,7 +408,7 @@ export class RunLoop {
     const action: Action = { type: 'click', ref: save.ref };
     const verdict = checkAction(action, this.guardContext(read));
     if (verdict.verdict !== 'allow') return false;
-    const outcome = await this.byCode(`save the draft with ${save.label}`, () => executeAction(this.o.page, read, action));
+    const outcome = await this.asCode(`save the draft with ${save.label}`, () => executeAction(this.o.page, read, action));
     this.note('draft_checkpoint', outcome.status === 'done' ? `Saved the draft as "${key}" opened` : `Saving the draft failed: ${outcome.message ?? outcome.status}`);
     await byCode('A new section opened: code saved the draft first, so a lost session resumes from here.', [{ action, element: save.label, verdict, outcome }]);
     return true;
@@ -436,7 +436,7 @@ export class RunLoop {
       }
     }
     this.interruptionsDeclined += 1;
-    const outcome = await this.byCode(`decline "${found.title}" with ${found.control.label}`, () => executeAction(this.o.page, read, action));
+    const outcome = await this.asCode(`decline "${found.title}" with ${found.control.label}`, () => executeAction(this.o.page, read, action));
     this.note('interruption', outcome.status === 'done' ? `Declined "${found.title}" with "${found.control.name}"` : `Declining "${found.title}" failed: ${outcome.message ?? outcome.status}`);
     await byCode(`"${found.title}" covered the page: code declined it; the model is not asked.`, [{ action, element: found.control.label, verdict, outcome }]);
     return true;
@@ -605,19 +605,13 @@ export class RunLoop {
     try {
       outcome = await this.o.gate.during(
         { step: this.step, description: describeAction(action, element), approved: approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined },
-        async () => {
-          const done = await executeAction(this.o.page, read, action, value, moreTypingFollows ? { settle: { moreTypingFollows } } : {});
-          // What the action sent may still wait for the clerk: its outcome is known once the clerk answered.
-          await this.o.gate.idle();
-          return done;
-        },
+        () => executeAction(this.o.page, read, action, value, moreTypingFollows ? { settle: { moreTypingFollows } } : {}),
       );
     } finally {
       this.submissionCleared = false;
     }
-    if (this.denial) {
-      const reason = this.denial;
-      this.denial = undefined;
+    const reason = this.takeDenial();
+    if (reason) {
       throw new RunEndWithAction(
         { ...base, verdict, approval, outcome: { status: 'denied', message: reason, ms: ms() } },
         new RunEnd({ status: 'failed', reason }),
@@ -686,7 +680,7 @@ export class RunLoop {
       });
     }
     this.addSecret(credentials.password);
-    const result = await this.byCode('sign in from the vault', () => signIn(read, this.o.profile, credentials));
+    const result = await this.asCode('sign in from the vault', () => signIn(read, this.o.profile, credentials));
     this.note('sign_in', result.message);
     if (result.retry) return;
     if (!result.ok) throw new RunEnd({ status: 'failed', reason: result.message });
@@ -708,21 +702,21 @@ export class RunLoop {
    * sends goes through the commit gate like anything else, attributed to code, never pre-approved.
    * A request of it the clerk denies ends the run.
    */
-  private async byCode<T>(description: string, act: () => Promise<T>): Promise<T> {
-    const result = await this.o.gate.during({ step: this.step, description: `code: ${description}`, approved: false }, async () => {
-      const done = await act();
-      await this.o.gate.idle();
-      return done;
-    });
-    return result;
+  private asCode<T>(description: string, act: () => Promise<T>): Promise<T> {
+    return this.o.gate.during({ step: this.step, description: `code: ${description}`, approved: false }, act);
+  }
+
+  /** The clerk's denial of a request the gate held, once (the run ends with it as the reason). */
+  private takeDenial(): string | undefined {
+    const reason = this.denial;
+    this.denial = undefined;
+    return reason;
   }
 
   /** Ends the run when the clerk denied a request the gate held (sent by the page or by code). */
   private endIfDenied(): void {
-    if (!this.denial) return;
-    const reason = this.denial;
-    this.denial = undefined;
-    throw new RunEnd({ status: 'failed', reason });
+    const reason = this.takeDenial();
+    if (reason) throw new RunEnd({ status: 'failed', reason });
   }
 
   /** Every non-free request the gate judged goes in the step log; a denial ends the run. */
