@@ -1,4 +1,5 @@
 import type { PortalProfile } from '../../shared/portal-profile';
+import { foldForMatching, riskyWordIn } from './rules/risky-words';
 
 /**
  * What a request can do to the client's affairs, judged from the request alone (method and
@@ -32,11 +33,16 @@ export interface PageState {
 /** The profile's part the classifier reads. */
 export type RequestPolicy = Pick<PortalProfile, 'riskyWords' | 'submitPaths' | 'forbiddenPaths' | 'allowedPaths'>;
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that only read: they commit nothing unless their address says so. */
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** "sign" is a risky word on a button ("Sign the declaration"); in an address these phrases only start or end a session. */
 const SESSION_PHRASES = /\bsign (in|on|up|out|off)\b|\blog (in|on|out|off)\b/g;
 
-/** Lower-case words of a path or a query, split on everything that is not a letter or a digit. */
+/**
+ * The words of a path or a query as a reader sees them (decoded, then folded like control names:
+ * full-width and look-alike letters read as Latin, invisible characters dropped), one space
+ * between words and one at each end.
+ */
 export function addressWords(text: string): string {
   let decoded = text;
   try {
@@ -44,11 +50,7 @@ export function addressWords(text: string): string {
   } catch {
     // A malformed escape is judged as written.
   }
-  return ` ${decoded
-    .toLowerCase()
-    .normalize('NFKC')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim()} `;
+  return ` ${foldForMatching(decoded).replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
 }
 
 /**
@@ -71,14 +73,9 @@ function safeDecode(path: string): string {
   }
 }
 
-/** The first risky word (from the profile) standing as whole words in an address part. */
-function riskyWordIn(words: string, riskyWords: readonly string[]): string | undefined {
-  const plain = words.replace(SESSION_PHRASES, ' ');
-  for (const word of riskyWords) {
-    const wanted = addressWords(word).trim();
-    if (wanted && plain.includes(` ${wanted} `)) return word;
-  }
-  return undefined;
+/** The first risky word (from the profile) in an address part's words, on word boundaries, session phrases aside. */
+function riskyWordInAddress(words: string, riskyWords: readonly string[]): string | undefined {
+  return riskyWordIn(words.replace(SESSION_PHRASES, ' '), riskyWords);
 }
 
 /**
@@ -104,20 +101,21 @@ export function classifyRequest(request: RequestFacts, profile: RequestPolicy, p
   if (profile.allowedPaths && profile.allowedPaths.length > 0 && !profile.allowedPaths.some((pattern) => pathMatches(pattern, path))) {
     return { kind: 'forbidden', rule: 'outside-allowed-paths', reason: `${shown} is outside the paths the portal profile allows (${profile.allowedPaths.join(', ')})` };
   }
-  const submitPath = (profile.submitPaths ?? []).find((pattern) => pathMatches(pattern, path));
+  const submitPaths = profile.submitPaths ?? [];
+  const submitPath = submitPaths.find((pattern) => pathMatches(pattern, path));
   if (submitPath) {
     return { kind: 'commit', rule: 'submit-path', submission: true, reason: `${shown} is the portal's submission address (${submitPath}): it sends the application` };
   }
-  const word = riskyWordIn(addressWords(path), profile.riskyWords) ?? riskyWordIn(addressWords(url.search), profile.riskyWords);
+  const word = riskyWordInAddress(addressWords(path), profile.riskyWords) ?? riskyWordInAddress(addressWords(url.search), profile.riskyWords);
   if (word) {
-    const submission = (profile.submitPaths ?? []).length === 0 && /\bsubmit\b/i.test(word);
+    const submission = submitPaths.length === 0 && /\bsubmit\b/i.test(word);
     return { kind: 'commit', rule: 'risky-address', submission, reason: `the address of ${shown} says “${word}”: the clerk approves that request before it is sent` };
   }
   if (READ_METHODS.has(method)) return { kind: 'free' };
   if (page.finalReview) {
-    return { kind: 'commit', rule: 'final-review-post', submission: (profile.submitPaths ?? []).length === 0, reason: `${shown} leaves a final-review page, where one request sends the application` };
+    return { kind: 'commit', rule: 'final-review-post', submission: submitPaths.length === 0, reason: `${shown} leaves a final-review page, where one request sends the application` };
   }
-  if ((profile.submitPaths ?? []).length === 0) {
+  if (submitPaths.length === 0) {
     return {
       kind: 'commit',
       rule: 'undeclared-post',

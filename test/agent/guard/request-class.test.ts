@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { classifyRequest, pathMatches } from '../../../src/agent/guard/request-class';
+import { PortalProfile } from '../../../src/shared/portal-profile';
+import { regexProblem } from '../../../src/shared/regex-safety';
+
+/** The commit gate's classifier: what a request can do, judged from its method and address alone. */
+
+const profile = (extra: Record<string, unknown> = {}) =>
+  PortalProfile.parse({
+    id: 'water',
+    name: 'Water Board',
+    startUrl: 'https://connect.water.example/',
+    allowedHosts: ['connect.water.example'],
+    confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
+    submitPaths: ['/apply/submit'],
+    ...extra,
+  });
+const at = (path: string) => `https://connect.water.example${path}`;
+const kind = (method: string, path: string, p = profile(), finalReview = false) => classifyRequest({ method, url: at(path) }, p, { finalReview });
+
+describe('classifyRequest', () => {
+  it('holds the submission address for any method, and not an address that only starts the same', () => {
+    expect(kind('POST', '/apply/submit')).toMatchObject({ kind: 'commit', rule: 'submit-path', submission: true });
+    expect(kind('GET', '/apply/submit/2?x=1')).toMatchObject({ kind: 'commit', rule: 'submit-path' });
+    expect(kind('GET', '/apply/submitted')).toEqual({ kind: 'free' });
+  });
+
+  it('holds an address whose path or query says a risky word, read as a person reads it', () => {
+    expect(kind('GET', '/lab/pay-now')).toMatchObject({ kind: 'commit', rule: 'risky-address' });
+    expect(kind('GET', '/start?next=%2Fconfirm')).toMatchObject({ kind: 'commit', rule: 'risky-address' });
+    // Cyrillic Ѕ and a full-width u, as on buttons: still "submit".
+    expect(kind('GET', `/${encodeURIComponent('Ѕｕbmit')}-now`)).toMatchObject({ kind: 'commit', rule: 'risky-address' });
+    expect(kind('GET', '/payee-details')).toEqual({ kind: 'free' });
+  });
+
+  it('does not read "sign in" or "log out" in an address as the risky word "sign"', () => {
+    expect(kind('POST', '/sign-in')).toEqual({ kind: 'free' });
+    expect(kind('POST', '/account/sign_out')).toEqual({ kind: 'free' });
+    expect(kind('POST', '/declaration/sign')).toMatchObject({ kind: 'commit', rule: 'risky-address' });
+  });
+
+  it('holds data sent from a final-review page, and every post when the profile names no submitPaths', () => {
+    expect(kind('POST', '/apply/owner')).toEqual({ kind: 'free' });
+    expect(kind('POST', '/apply/owner', profile(), true)).toMatchObject({ kind: 'commit', rule: 'final-review-post' });
+    expect(kind('GET', '/apply/owner', profile(), true)).toEqual({ kind: 'free' });
+    expect(kind('POST', '/apply/owner', profile({ submitPaths: [] }))).toMatchObject({ kind: 'commit', rule: 'undeclared-post', submission: false });
+  });
+
+  it('refuses account changes and undoing what the client holds, whatever the profile says', () => {
+    for (const path of ['/account/delete?confirm=yes', '/my/profile/edit', '/users/me/password/change', '/applications/WB-1/withdraw', '/licence/cancel', '/deactivate']) {
+      expect(kind('GET', path), path).toMatchObject({ kind: 'forbidden', rule: 'forbidden-path' });
+    }
+    expect(kind('POST', '/apply/submit', profile({ forbiddenPaths: ['/apply'] }))).toMatchObject({ kind: 'forbidden' });
+    expect(kind('GET', '/applications')).toEqual({ kind: 'free' });
+  });
+
+  it('refuses every path outside allowedPaths when the profile gives them', () => {
+    const p = profile({ allowedPaths: ['/apply', '/applications/*/view'] });
+    expect(kind('GET', '/apply/owner', p)).toEqual({ kind: 'free' });
+    expect(kind('GET', '/applications/WB-1/view', p)).toEqual({ kind: 'free' });
+    expect(kind('GET', '/feedback', p)).toMatchObject({ kind: 'forbidden', rule: 'outside-allowed-paths' });
+  });
+
+  it('matches path patterns at segment boundaries, * standing for one segment', () => {
+    expect(pathMatches('/a/*/c', '/a/b/c/d')).toBe(true);
+    expect(pathMatches('/a/*/c', '/a/c')).toBe(false);
+    expect(pathMatches('/A', '/a%2F')).toBe(true);
+  });
+});
+
+describe('portal profiles are checked when they load', () => {
+  const issues = (extra: Record<string, unknown>) => {
+    const parsed = PortalProfile.safeParse({
+      id: 'water',
+      name: 'Water Board',
+      startUrl: 'https://connect.water.example/',
+      allowedHosts: ['connect.water.example'],
+      confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
+      ...extra,
+    });
+    return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  };
+
+  it('refuses a pattern that does not compile or repeats a repeating group', () => {
+    expect(issues({ confirmation: { applicationNumberPattern: '(WB-', pageContains: 'x' } })[0]).toMatch(/^confirmation\.applicationNumberPattern: the pattern does not compile/);
+    expect(issues({ confirmation: { applicationNumberPattern: '(\\d+)+$', pageContains: 'x' } })[0]).toMatch(/repeats a group that itself repeats/);
+  });
+
+  it('refuses IP numbers and non-names as hosts, and start or list addresses off the allowed hosts', () => {
+    expect(issues({ allowedHosts: ['127.0.0.1:8080'], startUrl: 'https://127.0.0.1:8080/' })[0]).toMatch(/^allowedHosts\.0: 127\.0\.0\.1:8080 is an IP number/);
+    expect(issues({ allowedHosts: ['-bad-.example'] })[0]).toMatch(/not a host name/);
+    expect(issues({ applicationsUrl: 'https://elsewhere.example/list' })[0]).toMatch(/^applicationsUrl: elsewhere\.example is not one of allowedHosts/);
+    expect(issues({ startUrl: 'http://connect.water.example/' })[0]).toMatch(/^startUrl: http: is not allowed/);
+    expect(issues({})).toEqual([]);
+  });
+
+  it('regexProblem accepts the patterns real portals use', () => {
+    for (const p of ['SHP-\\d{4}-\\d{6}', '([A-Z]{2,3})-(\\d+)', '(?:WB|WS)-\\d{8}', '[(]+x']) expect(regexProblem(p), p).toBeUndefined();
+    expect(regexProblem('(a{1,30}){2,}')).toMatch(/repeats/);
+  });
+});
