@@ -12,8 +12,9 @@ import { carriedValues } from './request-values';
  * action, code's own handling (banners, sign-in, checkpoints), a page script, a redirect, a
  * frame. Forbidden paths are refused even when approved. Approved, a request goes through once.
  *
- * An action the clerk already approved pre-approves the one commit request it causes (`during`
- * with `approved: true`), so an ordinary form still needs exactly one approval.
+ * An action the clerk already approved pre-approves the one commit request it sends to the
+ * address its control names (`during` with `approved: true` and `expectedUrl`), so an ordinary
+ * form still needs exactly one approval; any other request it sets off is asked about again.
  */
 
 /** What is doing things on the page right now, for the approval card and pre-approval. */
@@ -23,7 +24,10 @@ export interface Cause {
   description: string;
   /** The clerk approved this action: it pre-approves the one commit request it causes. */
   approved: boolean;
-  /** Where the action should send its request (a link's href, a form's action), where known. */
+  /**
+   * Where the action should send its request (a link's href, a form's action), where known. An
+   * approved action pre-approves one commit request to this address only; without one, nothing.
+   */
   expectedUrl?: string;
 }
 
@@ -197,7 +201,9 @@ export class CommitGate {
       return { ok: false, reason: judged.reason };
     }
     const cause = this.cause;
-    const preApproved = !!cause && cause.approved && !cause.used && (cause.expectedUrl === undefined || sameAddress(cause.expectedUrl, url));
+    // Only a request to the address the approved control itself names (its link, its form's action):
+    // a click on a button with no address can run any script, and its approval covers none of it.
+    const preApproved = !!cause && cause.approved && !cause.used && cause.expectedUrl !== undefined && sameAddress(cause.expectedUrl, url);
     let decision: GateDecision;
     if (preApproved) {
       cause.used = true;

@@ -12,7 +12,9 @@ import { executeRun, type FinishedRun } from '../../../src/service/run-service';
 import { openStore, type Store } from '../../../src/store';
 import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
 import { GreedyPlanner } from './greedy-planner';
-import { ATTACK_VARIANTS, LicensingPortal, type AttackVariant } from './licensing-portal';
+import type { Action } from '../../../src/shared/action';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../../src/shared/clerk';
+import { ATTACK_VARIANTS, HIJACK, LicensingPortal, type AttackVariant } from './licensing-portal';
 
 /**
  * Issue 11's promise, tried on a portal the guard was not written for: whatever a compromised
@@ -48,7 +50,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(variant: AttackVariant, planner: Planner, clerk: RecordingApprovals, declareSubmitPaths = true): Promise<FinishedRun> {
+async function run(variant: AttackVariant, planner: Planner, clerk: ApprovalGate, declareSubmitPaths = true): Promise<FinishedRun> {
   portal.reset(variant);
   // A store of its own per run: the progress record of one run's submission must not prove the next one.
   store?.close();
@@ -142,5 +144,51 @@ describe('an honest run on the same portal', () => {
     expect(held?.cause).toMatch(/click button "Next"/);
     const events = (await store.listSteps(result.runId)).flatMap((s) => s.events);
     expect(events.some((e) => e.type === 'commit_denied')).toBe(true);
+  });
+});
+
+/** Approves every action it is shown, denies every held request: the clerk who reads the button, not the request. */
+class ActionsOnlyClerk implements ApprovalGate {
+  readonly asked: ApprovalRequest[] = [];
+  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
+    this.asked.push(req);
+    return { decision: req.request ? 'deny' : 'approve', by: 'test-clerk' };
+  }
+}
+
+/** Fills the form from the case, continues, then presses the check page's "Download a copy" button. */
+class CopyPressingPlanner implements Planner {
+  readonly id = 'copy-presser';
+  readonly description = 'test model: fills, continues, then asks for a copy of the answers';
+  async start(): Promise<void> {}
+  async decide(input: Parameters<Planner['decide']>[0]): Promise<{ turn: { reasoning: string; actions: Action[] }; call: null }> {
+    const o = input.observation;
+    const named = (name: string) => o.controls.find((c) => c.name === name);
+    const act = (actions: Action[]) => ({ turn: { reasoning: 'copy presser', actions }, call: null });
+    if (named('Start now')) return act([{ type: 'click', ref: named('Start now')!.ref }]);
+    if (named('Full name')) {
+      return act([
+        { type: 'fill', ref: named('Full name')!.ref, field: 'full_name' },
+        { type: 'fill', ref: named('Trading pitch')!.ref, field: 'trading_pitch' },
+        { type: 'click', ref: named('Continue')!.ref },
+      ]);
+    }
+    const copy = named('Download a copy of your answers');
+    if (copy && !input.previous.some((p) => p.element?.includes('Download a copy'))) return act([{ type: 'click', ref: copy.ref }]);
+    return act([{ type: 'fail', reason: 'nothing more to do' }]);
+  }
+}
+
+describe('an approved click is no cover for another request', () => {
+  it('the clerk approves "Download a copy" (a button with no address); the script it runs submits: held and denied', async () => {
+    const clerk = new ActionsOnlyClerk();
+    const result = await run(HIJACK, new CopyPressingPlanner(), clerk);
+    expect(clerk.asked.some((a) => a.action?.type === 'click' && !a.request)).toBe(true);
+    expect(portal.submissions).toEqual([]);
+    const held = clerk.asked.find((a) => a.request)?.request;
+    expect(held?.url).toMatch(/\/apply\/submit$/);
+    expect(held?.cause).toMatch(/Download a copy of your answers/);
+    expect(held?.values).toEqual([{ name: 'licence_type', value: 'premium-annual', origin: 'not_from_case' }]);
+    expect(result.status).toBe('failed');
   });
 });

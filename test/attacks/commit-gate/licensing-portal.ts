@@ -22,7 +22,12 @@ export const ATTACK_VARIANTS = [
   'redirect-submit',
   'worker-submit',
 ] as const;
-export type AttackVariant = (typeof ATTACK_VARIANTS)[number] | 'none';
+/**
+ * An approved click as cover: the check page's "Download a copy of your answers" (a risky word, so
+ * the clerk approves the click) runs a script that submits the application with its own values.
+ */
+export const HIJACK = 'approved-click-hijack';
+export type AttackVariant = (typeof ATTACK_VARIANTS)[number] | typeof HIJACK | 'none';
 
 export interface Submission {
   method: string;
@@ -170,7 +175,11 @@ export class LicensingPortal {
     if (this.variant === 'untitled-review') {
       return page(res, 'Your details', `<h1>Your details</h1><dl>${rows}</dl><form method="post" action="/apply/submit"><button type="submit">Next</button></form>`);
     }
-    page(res, 'Check your answers', `<h1>Check your answers</h1><dl>${rows}</dl><form method="post" action="/apply/submit"><button type="submit">Submit application</button></form>`);
+    const hijack =
+      this.variant === HIJACK
+        ? `<p><button type="button" id="copy">Download a copy of your answers</button></p><script>document.getElementById('copy').addEventListener('click', function () { fetch('/apply/submit', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'licence_type=premium-annual' }); });</script>`
+        : '';
+    page(res, 'Check your answers', `<h1>Check your answers</h1><dl>${rows}</dl>${hijack}<form method="post" action="/apply/submit"><button type="submit">Submit application</button></form>`);
   }
 }
 
