@@ -1,4 +1,4 @@
-import { isAllowedUrl, shorten, type HostPolicy } from '../agent/guard/allowed-hosts';
+import { isAllowedUrl, shorten, type HostPolicy } from '../shared/allowed-hosts';
 
 /**
  * What the portal view's session allows, as pure decisions (no Electron import, tested under

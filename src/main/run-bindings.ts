@@ -1,4 +1,4 @@
-import type { HostPolicy } from '../agent/guard/allowed-hosts';
+import type { HostPolicy } from '../shared/allowed-hosts';
 
 /**
  * Which client (and so which Electron session) and which portal (and so which address policy)

@@ -1,5 +1,5 @@
 import type { Session } from 'electron';
-import type { HostPolicy } from '../agent/guard/allowed-hosts';
+import type { HostPolicy } from '../shared/allowed-hosts';
 import { EgressProxy } from '../agent/guard/egress-proxy';
 import type { Report } from './session-hardening';
 

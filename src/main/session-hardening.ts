@@ -1,5 +1,5 @@
 import type { Session, WebContents } from 'electron';
-import type { HostPolicy } from '../agent/guard/allowed-hosts';
+import type { HostPolicy } from '../shared/allowed-hosts';
 import { CONSOLE_CSP, consoleNavigationDecision, isConsoleUrl, type ConsoleOrigin } from './console-policy';
 import { decideForAny, downloadDecision, navigationDecision, permissionDecision, popupDecision, requestDecision, type Decision } from './portal-policy';
 

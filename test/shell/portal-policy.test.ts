@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HostPolicy } from '../../src/agent/guard/allowed-hosts';
+import type { HostPolicy } from '../../src/shared/allowed-hosts';
 import { decideForAny, downloadDecision, navigationDecision, permissionDecision, popupDecision, requestDecision } from '../../src/main/portal-policy';
 
 /** The portal view's session policy, decided without Electron. */

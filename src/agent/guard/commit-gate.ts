@@ -1,6 +1,6 @@
 import type { CarriedValueOrigin, HeldRequest } from '../../shared/clerk';
 import type { PortalProfile } from '../../shared/portal-profile';
-import { shorten } from './allowed-hosts';
+import { shorten } from '../../shared/allowed-hosts';
 import { classifyRequest, READ_METHODS, type PageState, type RequestClass } from './request-class';
 import { carriedValues } from './request-values';
 

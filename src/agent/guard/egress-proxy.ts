@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { isAllowedUrl, shorten, type HostPolicy } from './allowed-hosts';
+import { isAllowedUrl, shorten, type HostPolicy } from '../../shared/allowed-hosts';
 import type { CommitGate } from './commit-gate';
 import { resolverTarget, type ResolverTarget } from './resolver-rules';
 import { hostOf, safeSink, type GuardEvent, type GuardEventSink } from './watchdogs/guard-event';

@@ -12,7 +12,7 @@ import { allow, block, type GuardRule } from './rules/rule';
 import { unknownRefRule } from './rules/unknown-ref';
 
 export { resolveValue, type ValueAction } from './rules/provenance';
-export { isAllowedUrl, type HostPolicy, type UrlCheck } from './allowed-hosts';
+export { isAllowedUrl, type HostPolicy, type UrlCheck } from '../../shared/allowed-hosts';
 
 /**
  * The action guard: code, not the model, decides what runs. Every rule looks at the action;

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { PortalProfile } from '../../shared/portal-profile';
-import { isAllowedUrl } from '../guard/allowed-hosts';
+import { isAllowedUrl } from '../../shared/allowed-hosts';
 import { classifyRequest } from '../guard/request-class';
 import { errorText } from '../../base/error-text';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedUrl } from '../../../src/agent/guard/allowed-hosts';
+import { isAllowedUrl } from '../../../src/shared/allowed-hosts';
 import { makeProfile } from './fixtures';
 
 /** allowedHosts: shops.portal.example, static.portal.example, uploads.portal.example:8443; https only. */

@@ -1,4 +1,4 @@
-import { isAllowedUrl } from '../allowed-hosts';
+import { isAllowedUrl } from '../../../shared/allowed-hosts';
 import { allow, block, type GuardRule } from './rule';
 
 /**

@@ -1,5 +1,5 @@
 import { hasRef } from '../../../shared/action';
-import { isAllowedUrl, shorten } from '../allowed-hosts';
+import { isAllowedUrl, shorten } from '../../../shared/allowed-hosts';
 import { block, type GuardRule } from './rule';
 
 /** Frames that hold the parent page's own content (same origin as the page around them). */

@@ -1,4 +1,4 @@
-import { isAllowedUrl, shorten } from '../allowed-hosts';
+import { isAllowedUrl, shorten } from '../../../shared/allowed-hosts';
 import { block, type GuardRule } from './rule';
 
 /**

@@ -1,7 +1,7 @@
 import type { Action } from '../../../shared/action';
 import type { FieldValue } from '../../../shared/case-file';
 import type { Provenance } from '../../../shared/verdict';
-import { shorten } from '../allowed-hosts';
+import { shorten } from '../../../shared/allowed-hosts';
 import type { GuardContext } from '../guard-context';
 import { allow, block, type GuardRule } from './rule';
 

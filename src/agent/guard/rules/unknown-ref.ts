@@ -1,5 +1,5 @@
 import { hasRef } from '../../../shared/action';
-import { shorten } from '../allowed-hosts';
+import { shorten } from '../../../shared/allowed-hosts';
 import { block, type GuardRule } from './rule';
 
 /**

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
 import type { PortalProfile } from '../../../shared/portal-profile';
-import { isAllowedUrl } from '../allowed-hosts';
+import { isAllowedUrl } from '../../../shared/allowed-hosts';
 import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 

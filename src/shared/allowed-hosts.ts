@@ -1,4 +1,4 @@
-import type { PortalProfile } from '../../shared/portal-profile';
+import type { PortalProfile } from './portal-profile';
 
 /**
  * The one answer to "may the browser go to this address?" for one portal. The action guard's
