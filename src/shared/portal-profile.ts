@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAllowedUrl } from './allowed-hosts';
 import { regexProblem } from './regex-safety';
 
 /** Words that make a control risky (matched on word boundaries, case-insensitive). */
@@ -100,22 +101,10 @@ export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
   ];
   for (const [key, url] of urls) {
     if (url === undefined) continue;
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && profile.allowHttp)) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `${parsed.protocol} is not allowed (https${profile.allowHttp ? ' or http' : ' only; allowHttp is off'})` });
-      continue;
-    }
-    if (!profile.allowedHosts.some((host) => sameHost(host, parsed))) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `${parsed.host} is not one of allowedHosts (${profile.allowedHosts.join(', ')})` });
-    }
+    // The same test the guard applies to every address the run opens.
+    const check = isAllowedUrl(url, profile);
+    if (!check.ok) ctx.addIssue({ code: 'custom', path: [key], message: check.reason });
   }
 });
 export type PortalProfile = z.infer<typeof PortalProfile>;
-
-/** `host` (hostname or hostname:port) is the host and port of `url`. */
-function sameHost(host: string, url: URL): boolean {
-  const [name, port] = host.toLowerCase().split(':');
-  const defaultPort = url.protocol === 'https:' ? '443' : '80';
-  return name === url.hostname && (port ?? defaultPort) === (url.port || defaultPort);
-}
 export type PortalProfileInput = z.input<typeof PortalProfile>;

@@ -89,8 +89,8 @@ describe('portal profiles are checked when they load', () => {
   it('refuses IP numbers and non-names as hosts, and start or list addresses off the allowed hosts', () => {
     expect(issues({ allowedHosts: ['127.0.0.1:8080'], startUrl: 'https://127.0.0.1:8080/' })[0]).toMatch(/^allowedHosts\.0: 127\.0\.0\.1:8080 is an IP number/);
     expect(issues({ allowedHosts: ['-bad-.example'] })[0]).toMatch(/not a host name/);
-    expect(issues({ applicationsUrl: 'https://elsewhere.example/list' })[0]).toMatch(/^applicationsUrl: elsewhere\.example is not one of allowedHosts/);
-    expect(issues({ startUrl: 'http://connect.water.example/' })[0]).toMatch(/^startUrl: http: is not allowed/);
+    expect(issues({ applicationsUrl: 'https://elsewhere.example/list' })[0]).toMatch(/^applicationsUrl: elsewhere\.example is not one of Water Board's addresses/);
+    expect(issues({ startUrl: 'http://connect.water.example/' })[0]).toMatch(/^startUrl: plain http is not allowed for Water Board; only https/);
     expect(issues({})).toEqual([]);
   });
 
