@@ -224,14 +224,16 @@ export class RunLoop {
     await this.goto(start);
   }
 
-  /** Code's own navigation; a slow portal gets a second try before the run stops. */
+  /** Code's own navigation (through the gate as code's); a slow portal gets a second try before the run stops. */
   private async goto(url: string): Promise<void> {
-    try {
-      await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
-    } catch (err) {
-      this.note('navigation', `${url} did not load (${errorText(err)}); trying again`);
-      await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    }
+    await this.asCode(`open ${url}`, async () => {
+      try {
+        await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+      } catch (err) {
+        this.note('navigation', `${url} did not load (${errorText(err)}); trying again`);
+        await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+      }
+    });
   }
 
   private async setStatus(status: RunStatus, reason?: string): Promise<void> {
