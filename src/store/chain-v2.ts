@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
 import { FINAL_STATUSES, StepRecord, type TokenUsage } from '../shared/run';
-import { CANNOT_PROVE, screenshotHashOf, short, stepHash, type ScreenshotState, type StoredStep, type VerifyResult } from './chain';
+import { CANNOT_PROVE, screenshotHashOf, short, stepHash, type RunIdentity, type ScreenshotState, type StoredStep, type VerifyResult } from './chain';
 
 /**
  * Tamper evidence, chain format 2: everything a report or replay shows is in ONE ordered log of
@@ -39,14 +39,9 @@ export const CHAIN_V2_COVERS = [
   'every purge, naming the screenshots it removed (a screenshot gone without one fails)',
 ];
 
-export interface GenesisRecord {
+/** The run's facts fixed at its start; layout and model only when the run has them. */
+export interface GenesisRecord extends RunIdentity {
   chain: 2;
-  id: string;
-  caseId: string;
-  clientId: string;
-  portal: string;
-  task: string;
-  startedAt: string;
   planner: string;
   approveMode: string;
   layout?: string;
@@ -54,19 +49,9 @@ export interface GenesisRecord {
   caseJsonSha256: string;
 }
 
-export function genesisRecord(run: {
-  id: string;
-  caseId: string;
-  clientId: string;
-  portal: string;
-  task: string;
-  startedAt: string;
-  planner: string;
-  approveMode: string;
-  layout?: string | null;
-  model?: string | null;
-  caseJson: string;
-}): GenesisRecord {
+export function genesisRecord(
+  run: RunIdentity & Pick<GenesisRecord, 'planner' | 'approveMode'> & { layout?: string | null; model?: string | null; caseJson: string },
+): GenesisRecord {
   const g: GenesisRecord = {
     chain: 2,
     id: run.id,
@@ -123,13 +108,7 @@ export const TRACKED_FIELDS = ['status', 'reason', 'applicationNumber', 'endedAt
 export type TrackedField = (typeof TRACKED_FIELDS)[number];
 
 /** The run as its record (a database row or an export's `run`) claims it is. */
-export interface ClaimedRun {
-  id: string;
-  caseId: string;
-  clientId: string;
-  portal: string;
-  task: string;
-  startedAt: string;
+export interface ClaimedRun extends RunIdentity {
   planner: string;
   approveMode: string;
   layout: string | null;
@@ -144,6 +123,35 @@ export interface ClaimedRun {
   headHash: string | null;
   /** The store's count of records; exports do not carry one. */
   recordCount?: number;
+}
+
+type Absent = 'layout' | 'model' | 'reason' | 'applicationNumber' | 'endedAt' | 'headHash';
+
+/** A run as a RunRecord holds it (a field it lacks is absent, not null): the store's row read back, or an export's `run`. */
+export type RecordedRun = Omit<ClaimedRun, Absent | 'recordCount'> & { [K in Absent]?: string };
+
+export function claimedRun(r: RecordedRun, recordCount: number): ClaimedRun {
+  return {
+    id: r.id,
+    caseId: r.caseId,
+    clientId: r.clientId,
+    portal: r.portal,
+    task: r.task,
+    startedAt: r.startedAt,
+    planner: r.planner,
+    approveMode: r.approveMode,
+    layout: r.layout ?? null,
+    model: r.model ?? null,
+    status: r.status,
+    reason: r.reason ?? null,
+    applicationNumber: r.applicationNumber ?? null,
+    endedAt: r.endedAt ?? null,
+    caseJson: r.caseJson,
+    stepCount: r.stepCount,
+    usage: r.usage,
+    headHash: r.headHash ?? null,
+    recordCount,
+  };
 }
 
 export interface StoredEvent {

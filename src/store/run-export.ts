@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../base/canonical-json';
 import type { RunRecord, StepRecord } from '../shared/run';
 import { verifyChain, type ScreenshotState, type StoredStep, type VerifyResult } from './chain';
-import { anchorHead, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
+import { anchorHead, claimedRun, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
 import type { RunEvent } from './records';
 import { PortalDeskError } from '../base/portal-desk-error';
 
@@ -145,12 +145,7 @@ function verifyExportChain(input: unknown, onRecord: (r: ChainRecordRef) => void
     json: canonicalJson(record),
     hash: exp.chain.stepHashes[position] ?? '',
   }));
-  const screenshot = (sha256: string): ScreenshotState => {
-    if (!Object.hasOwn(exp.screenshots, sha256)) return { state: 'missing' };
-    const b64 = exp.screenshots[sha256];
-    return b64 === null || b64 === undefined ? { state: 'purged' } : { state: 'present', png: Buffer.from(b64, 'base64') };
-  };
-  const result = verifyChain({ identity: exp.run, stepCount: exp.run.stepCount, headHash: runHead, steps, screenshot });
+  const result = verifyChain({ identity: exp.run, stepCount: exp.run.stepCount, headHash: runHead, steps, screenshot: screenshotIn(exp.screenshots) });
   // Format 1 chains only steps: their hashes are its records.
   if (result.ok) exp.chain.stepHashes.forEach((hash, pos) => onRecord({ pos, hash, kind: 'step', type: 'step' }));
   return result;
@@ -217,37 +212,12 @@ function verifyExportV2(input: unknown, onRecord: (r: ChainRecordRef) => void): 
     json: canonicalJson(record),
     hash: exp.chain.stepHashes[position] ?? '',
   }));
-  const screenshot = (sha256: string): ScreenshotState => {
-    if (!Object.hasOwn(exp.screenshots, sha256)) return { state: 'missing' };
-    const b64 = exp.screenshots[sha256];
-    return b64 === null || b64 === undefined ? { state: 'purged' } : { state: 'present', png: Buffer.from(b64, 'base64') };
-  };
   return verifyChainV2({
     genesis: exp.chain.genesis,
-    run: {
-      id: r.id,
-      caseId: r.caseId,
-      clientId: r.clientId,
-      portal: r.portal,
-      task: r.task,
-      startedAt: r.startedAt,
-      planner: r.planner,
-      approveMode: r.approveMode,
-      layout: r.layout ?? null,
-      model: r.model ?? null,
-      status: r.status,
-      reason: r.reason ?? null,
-      applicationNumber: r.applicationNumber ?? null,
-      endedAt: r.endedAt ?? null,
-      caseJson: r.caseJson,
-      stepCount: r.stepCount,
-      usage: r.usage,
-      headHash: r.headHash ?? null,
-      recordCount: exp.chain.recordCount,
-    },
+    run: claimedRun(r, exp.chain.recordCount),
     steps,
     events: exp.auditTrail.map(exportedEvent),
-    screenshot,
+    screenshot: screenshotIn(exp.screenshots),
     onRecord,
   });
 }
@@ -259,6 +229,15 @@ function exportedEvent(raw: unknown): StoredEvent {
   const pos = typeof o.pos === 'number' && Number.isInteger(o.pos) ? o.pos : null;
   const { seq: _seq, hash, ...rest } = o;
   return { event: rest as unknown as ChainedEvent, hash: typeof hash === 'string' ? hash : null, pos, type };
+}
+
+/** A screenshot as an export holds it: base64 bytes, null once purged, or no key at all. */
+function screenshotIn(screenshots: Record<string, string | null>): (sha256: string) => ScreenshotState {
+  return (sha256) => {
+    if (!Object.hasOwn(screenshots, sha256)) return { state: 'missing' };
+    const b64 = screenshots[sha256];
+    return b64 === null || b64 === undefined ? { state: 'purged' } : { state: 'present', png: Buffer.from(b64, 'base64') };
+  };
 }
 
 function indexOf(record: unknown, position: number): number {

@@ -5,7 +5,7 @@ import { canonicalJson, sha256Hex } from '../base/canonical-json';
 import type { RunRecorder } from '../shared/recorder';
 import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
 import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
-import { CHAIN_V2_DEFINITION, eventChainJson, eventHash, genesisRecord, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
+import { CHAIN_V2_DEFINITION, claimedRun, eventChainJson, eventHash, genesisRecord, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
 import { openDatabase, type DatabaseOptions } from './database';
 import { schemaVersion } from './migrations';
 import {
@@ -21,7 +21,7 @@ import {
   type RunEventType,
   type RunRow,
 } from './records';
-import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type RunExportV2 } from './run-export';
+import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type RunExportV1, type RunExportV2 } from './run-export';
 import { SecretGuard } from './secret-guard';
 
 export interface StoreOptions extends DatabaseOptions {
@@ -287,35 +287,26 @@ export class Store implements RunRecorder {
   async verifyRun(runId: string, options: { onRecord?: (record: ChainRecordRef) => void } = {}): Promise<VerifyResult> {
     return this.db.transaction(() => {
       const row = this.requireRun(runId);
+      const stepRows = this.sql.stepRows.all(runId) as StepRow[];
+      const steps = stepRows.map((s) => ({
+        index: s.idx,
+        pos: s.pos,
+        json: s.json,
+        hash: s.hash,
+        columns: { screenshotHash: s.screenshot_hash, observationHash: s.observation_hash },
+      }));
+      const screenshot = (sha256: string) => this.screenshotState(sha256);
       if (row.chain_version === 2) {
         return verifyChainV2({
           genesis: row.genesis_json,
-          run: claimedRunOf(row),
-          steps: (this.sql.stepRows.all(runId) as StepRow[]).map((s) => ({
-            index: s.idx,
-            pos: s.pos,
-            json: s.json,
-            hash: s.hash,
-            columns: { screenshotHash: s.screenshot_hash, observationHash: s.observation_hash },
-          })),
+          run: claimedRun(runFromRow(row), row.record_count),
+          steps,
           events: (this.sql.events.all(runId) as RunEventRow[]).map(storedEventOf),
-          screenshot: (sha256) => this.screenshotState(sha256),
-          ...(options.onRecord ? { onRecord: options.onRecord } : {}),
+          screenshot,
+          onRecord: options.onRecord,
         });
       }
-      const stepRows = this.sql.stepRows.all(runId) as StepRow[];
-      const v1 = verifyChain({
-        identity: identityOf(row),
-        stepCount: row.step_count,
-        headHash: row.head_hash,
-        steps: stepRows.map((s) => ({
-          index: s.idx,
-          json: s.json,
-          hash: s.hash,
-          columns: { screenshotHash: s.screenshot_hash, observationHash: s.observation_hash },
-        })),
-        screenshot: (sha256) => this.screenshotState(sha256),
-      });
+      const v1 = verifyChain({ identity: identityOf(row), stepCount: row.step_count, headHash: row.head_hash, steps, screenshot });
       if (v1.ok) stepRows.forEach((s, pos) => options.onRecord?.({ pos, hash: s.hash, kind: 'step', type: 'step' }));
       return v1;
     })();
@@ -334,45 +325,30 @@ export class Store implements RunRecorder {
         if (state.state === 'present') screenshots[s.screenshot_hash] = Buffer.from(state.png).toString('base64');
         else if (state.state === 'purged') screenshots[s.screenshot_hash] = null;
       }
+      const run = runFromRow(row);
+      // Parsed without the schema, so the export carries exactly the bytes the chain hashed.
+      const steps = stepRows.map((s) => JSON.parse(s.json) as StepRecord);
       const auditTrail = (this.sql.events.all(runId) as RunEventRow[]).map(eventFromRow);
       if (row.chain_version === 2) {
-        const v2: RunExportV2 = {
-          format: RUN_EXPORT_FORMAT,
-          version: RUN_EXPORT_VERSION,
-          exportedAt,
-          run: runFromRow(row),
-          chain: {
-            version: 2,
-            definition: CHAIN_V2_DEFINITION,
-            genesis: row.genesis_json === null ? null : (JSON.parse(row.genesis_json) as Record<string, unknown>),
-            genesisHash: row.genesis_json === null ? '' : sha256Hex(row.genesis_json),
-            stepHashes: stepRows.map((s) => s.hash),
-            stepPositions: stepRows.map((s) => s.pos),
-            recordCount: row.record_count,
-            headHash: row.head_hash,
-          },
-          steps: stepRows.map((s) => JSON.parse(s.json) as StepRecord),
-          screenshots,
-          auditTrail,
-        };
-        return v2;
-      }
-      return {
-        format: RUN_EXPORT_FORMAT,
-        version: 1 as const,
-        exportedAt,
-        run: runFromRow(row),
-        chain: {
-          definition: CHAIN_DEFINITION,
-          genesisHash: genesisHash(identityOf(row)),
+        const chain: RunExportV2['chain'] = {
+          version: 2,
+          definition: CHAIN_V2_DEFINITION,
+          genesis: row.genesis_json === null ? null : (JSON.parse(row.genesis_json) as Record<string, unknown>),
+          genesisHash: row.genesis_json === null ? '' : sha256Hex(row.genesis_json),
           stepHashes: stepRows.map((s) => s.hash),
+          stepPositions: stepRows.map((s) => s.pos),
+          recordCount: row.record_count,
           headHash: row.head_hash,
-        },
-        // Parsed without the schema, so the export carries exactly the bytes the chain hashed.
-        steps: stepRows.map((s) => JSON.parse(s.json) as StepRecord),
-        screenshots,
-        auditTrail,
+        };
+        return { format: RUN_EXPORT_FORMAT, version: RUN_EXPORT_VERSION, exportedAt, run, chain, steps, screenshots, auditTrail } satisfies RunExportV2;
+      }
+      const chain: RunExportV1['chain'] = {
+        definition: CHAIN_DEFINITION,
+        genesisHash: genesisHash(identityOf(row)),
+        stepHashes: stepRows.map((s) => s.hash),
+        headHash: row.head_hash,
       };
+      return { format: RUN_EXPORT_FORMAT, version: 1, exportedAt, run, chain, steps, screenshots, auditTrail } satisfies RunExportV1;
     })();
   }
 
@@ -611,37 +587,6 @@ interface StepRow {
 
 function identityOf(row: RunRow) {
   return { id: row.id, caseId: row.case_id, clientId: row.client_id, portal: row.portal, task: row.task, startedAt: row.started_at };
-}
-
-/** The run as its row claims it is, for chain-v2 verification. */
-function claimedRunOf(row: RunRow) {
-  return {
-    id: row.id,
-    caseId: row.case_id,
-    clientId: row.client_id,
-    portal: row.portal,
-    task: row.task,
-    startedAt: row.started_at,
-    planner: row.planner,
-    approveMode: row.approve_mode,
-    layout: row.layout,
-    model: row.model,
-    status: row.status,
-    reason: row.reason,
-    applicationNumber: row.application_number,
-    endedAt: row.ended_at,
-    caseJson: row.case_json,
-    stepCount: row.step_count,
-    usage: {
-      inputTokens: row.input_tokens,
-      outputTokens: row.output_tokens,
-      cacheReadTokens: row.cache_read_tokens,
-      cacheWriteTokens: row.cache_write_tokens,
-      costUsd: row.cost_usd,
-    },
-    headHash: row.head_hash,
-    recordCount: row.record_count,
-  };
 }
 
 /** An event row as the chain reads it; a row whose JSON columns no longer parse reads as null. */
