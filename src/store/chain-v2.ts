@@ -210,7 +210,8 @@ export function anchorHead(records: readonly ChainRecordRef[], head: string, atP
   return { ok: true, pos: i, after };
 }
 
-type Entry = { kind: 'step'; pos: number; step: StoredStep } | { kind: 'event'; pos: number; event: StoredEvent };
+/** `order` is an event's place in the trail as stored (and as a report lists it): it must follow pos. */
+type Entry = { kind: 'step'; pos: number; step: StoredStep } | { kind: 'event'; pos: number; order: number; event: StoredEvent };
 
 const FINAL: readonly string[] = FINAL_STATUSES;
 const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd'] as const;
@@ -268,9 +269,9 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
     if (s.pos === null) return fail('step', `step ${s.index}: it has no place in the run's record log (chain format 2 runs place every step)`, `steps[${s.index}]`);
     entries.push({ kind: 'step', pos: s.pos, step: s });
   }
-  for (const e of chain.events) {
+  for (const [order, e] of chain.events.entries()) {
     if (e.pos === null) return fail('event', `an audit-trail event (${e.type}) has no place in the run's record log: it was added outside the chain`, 'auditTrail');
-    entries.push({ kind: 'event', pos: e.pos, event: e });
+    entries.push({ kind: 'event', pos: e.pos, order, event: e });
   }
   entries.sort((a, b) => a.pos - b.pos);
 
@@ -328,6 +329,9 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
       const { event: e, hash } = entry.event;
       const at = `audit-trail record ${pos} (${entry.event.type})`;
       if (!e) return fail('event', `${at}: it no longer reads as an event (its stored detail or values are not JSON)`, `auditTrail[${pos}]`);
+      if (entry.order !== events) {
+        return fail('event', `${at}: stored out of order (it is event ${entry.order} of the trail as stored, but event ${events} by its place in the chain): the audit trail was reordered`, `auditTrail[${pos}]`);
+      }
       if (pos === 0 && e.type !== 'created') return fail('event', `${at}: the run's first record must be its "created" event`, `auditTrail[${pos}].type`);
       if (e.runId !== run.id) return fail('event', `${at}: it belongs to run ${e.runId}, not ${run.id}`, `auditTrail[${pos}].runId`);
       const computed = eventHash(prev, eventChainJson(e));

@@ -119,6 +119,21 @@ describe('chain format 2 in the store', () => {
     expect(broken(await store.verifyRun(RUN)).field).toMatch(/^screenshots\./);
   });
 
+  it('refuses two audit events swapped in the trail (the report lists them in stored order), though each keeps its hash', async () => {
+    const { path, store } = await finishedRun();
+    const trail = await store.auditTrail(RUN);
+    const [status, outcome] = trail.slice(-2);
+    expect([status!.type, outcome!.type]).toEqual(['status', 'outcome']);
+    // seq is the trail's order; swapped, the outcome reads before the status change that caused it.
+    tamper(path, 'UPDATE run_events SET seq = -1 WHERE seq = ?', outcome!.seq);
+    tamper(path, 'UPDATE run_events SET seq = ? WHERE seq = ?', outcome!.seq, status!.seq);
+    tamper(path, 'UPDATE run_events SET seq = ? WHERE seq = -1', status!.seq);
+    expect((await store.auditTrail(RUN)).slice(-2).map((e) => e.type)).toEqual(['outcome', 'status']);
+    const v = broken(await store.verifyRun(RUN));
+    expect(v.field, v.problem).toBe('auditTrail[6]');
+    expect(v.problem).toMatch(/out of order/);
+  });
+
   it('refuses a step recorded after the outcome, even with its hash recomputed', async () => {
     const { path, store } = await finishedRun();
     const run = (await store.getRun(RUN))!;
@@ -164,6 +179,16 @@ describe('chain format 2 in exports', () => {
       expect(v.field, v.problem).toMatch(field);
     });
   }
+
+  it('refuses two audit events swapped in the export (pos and hash kept, so only the order is wrong)', async () => {
+    const { store } = await finishedRun();
+    const exp = exportCopy((await store.exportRun(RUN)) as RunExportV2);
+    const n = exp.auditTrail.length;
+    [exp.auditTrail[n - 2], exp.auditTrail[n - 1]] = [exp.auditTrail[n - 1]!, exp.auditTrail[n - 2]!];
+    const v = broken(verifyExport(exp));
+    expect(v.field, v.problem).toBe('auditTrail[6]');
+    expect(v.problem).toMatch(/out of order/);
+  });
 
   it('an emptied audit trail fails even with --expect-head given the true head', async () => {
     const { store } = await finishedRun();
