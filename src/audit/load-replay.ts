@@ -101,7 +101,7 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
     const parsed = StepRecord.safeParse(raw);
     const index = parsed.success ? parsed.data.index : position;
     const integrity = integrityOf(index, verify);
-    const problem = !verify.ok && verify.brokenStep === index && integrityOf(index, verify) === 'broken' ? verify.problem : undefined;
+    const problem = !verify.ok && integrity === 'broken' ? verify.problem : undefined;
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return {

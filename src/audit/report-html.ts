@@ -52,7 +52,7 @@ ${summary(replay)}
 ${replay.steps.map((s) => (s.kind === 'step' ? stepSection(s, replay, shot) : unreadableSection(s)))}
 ${outcomeSection(replay)}
 ${approvalsSection(replay)}
-${auditTrailSection(replay.auditTrail, replay.verify.ok ? replay.verify.format === 2 : replay.verify.format === 2)}
+${auditTrailSection(replay.auditTrail, replay.verify.format === 2)}
 ${integritySection(replay)}
 <footer class="page">Generated ${dateTime(replay.generatedAt)} by Portal Desk from ${replay.source.kind === 'store' ? 'the run store' : 'an exported run file'}. Times are shown in ${zone}; hover one for UTC.</footer>
 </main>

@@ -101,10 +101,11 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
     run: async () => {
       const store = openCommandStore(dbPath, 'read');
       try {
-        if (!(await store.getRun(target))) throw new UsageError(`no run "${shownArg(target)}" in ${dbPath}; check the run id and --db`);
+        const run = await store.getRun(target);
+        if (!run) throw new UsageError(`no run "${shownArg(target)}" in ${dbPath}; check the run id and --db`);
         const records: ChainRecordRef[] = [];
         const checked = againstHeadLog(target, await store.verifyRun(target, { onRecord: (r) => records.push(r) }), records, anchors);
-        if (anchors.appendTo !== undefined) checked.notes.push(keepHead(anchors.appendTo, target, checked.verdict, records, (await store.getRun(target))?.status ?? 'unknown'));
+        if (anchors.appendTo !== undefined) checked.notes.push(keepHead(anchors.appendTo, target, checked.verdict, records, run.status));
         return { ...checked, what: `run ${target} in ${dbPath}` };
       } finally {
         store.close();
