@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { fileKind } from '../agent/case/load-json';
 import { UsageError } from './cli-error';
 
 /**
@@ -13,6 +14,5 @@ export function refuseUnlessRegularFile(path: string, what: string): void {
     return;
   }
   if (stat.isFile()) return;
-  const kind = stat.isDirectory() ? 'a folder' : stat.isFIFO() ? 'a named pipe (FIFO)' : stat.isCharacterDevice() ? 'a character device' : 'not a regular file';
-  throw new UsageError(`${path.slice(0, 300)} is ${kind}; a ${what} is a regular file`);
+  throw new UsageError(`${path.slice(0, 300)} is ${fileKind(stat)}; a ${what} is a regular file`);
 }

@@ -69,18 +69,17 @@ function refuseUnlessRegular(path: string, stat: Stats, what: string): void {
     if (stat.size > MAX_CONFIG_BYTES) throw new ConfigFileError(path, tooBig(what));
     return;
   }
-  const kind = stat.isDirectory()
-    ? 'a folder'
-    : stat.isFIFO()
-      ? 'a named pipe (FIFO)'
-      : stat.isCharacterDevice()
-        ? 'a character device'
-        : stat.isBlockDevice()
-          ? 'a block device'
-          : stat.isSocket()
-            ? 'a socket'
-            : 'not a regular file';
-  throw new ConfigFileError(path, `is ${kind}; a ${what} is a regular JSON file`);
+  throw new ConfigFileError(path, `is ${fileKind(stat)}; a ${what} is a regular JSON file`);
+}
+
+/** What a path that is not a regular file is, as a message names it ("a folder", "a named pipe (FIFO)"…). */
+export function fileKind(stat: Stats): string {
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
 }
 
 function tooBig(what: string): string {
