@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCaseFile } from '../../src/agent/case/case-files';
+import { MAX_CONFIG_BYTES } from '../../src/agent/case/load-json';
+import { JSON_LIMITS, parseStrictJson, StrictJsonError } from '../../src/agent/case/strict-json';
 import { ConfigFileError } from '../../src/agent/case/config-file-error';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import { EXIT } from '../../src/cli/cli-error';
@@ -176,5 +178,21 @@ describe('issue 12: a missing vault key', () => {
     expect(await vaultCommand(['init'], c)).toBe(EXIT.ok);
     expect(out[0]).toMatch(/is sealed with key [0-9a-f]{16} from the key file .*vault\.key\. Back that up/);
     expect(out[1]).toMatch(/already has its key .*nothing was changed/);
+  });
+});
+
+describe('issue 12: the bounds hold at their edge', () => {
+  it('reads a case file of exactly MAX_CONFIG_BYTES bytes and refuses one byte more', () => {
+    const padded = (size: number) => Buffer.concat([Buffer.from(SAMPLE_CASE), Buffer.alloc(size - Buffer.byteLength(SAMPLE_CASE), ' ')]);
+    expect(loadCaseFile(file(padded(MAX_CONFIG_BYTES))).caseId).toBe(JSON.parse(SAMPLE_CASE).caseId);
+    expect(refused(() => loadCaseFile(file(padded(MAX_CONFIG_BYTES + 1))))).toMatch(/is larger than 1024 KiB/);
+  });
+
+  it('parses JSON nested exactly JSON_LIMITS.maxDepth deep and refuses one level more, at its line and column', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(() => parseStrictJson(nested(JSON_LIMITS.maxDepth))).not.toThrow();
+    const tooDeep = () => parseStrictJson(nested(JSON_LIMITS.maxDepth + 1));
+    expect(tooDeep).toThrow(StrictJsonError);
+    expect(tooDeep).toThrow(`0.0.….0.0: nested deeper than ${JSON_LIMITS.maxDepth} levels (line 1, column ${JSON_LIMITS.maxDepth + 1})`);
   });
 });
