@@ -1,3 +1,4 @@
+import { errorMessage } from '../../base/error-text';
 import type { CarriedValueOrigin, HeldRequest } from '../../shared/clerk';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from '../../shared/allowed-hosts';
@@ -150,12 +151,8 @@ export class CommitGate {
       if (!READ_METHODS.has(request.method.toUpperCase())) this.tickets.set(ticketKey(request.method, request.url), Date.now() + TICKET_MS);
       return { ok: true };
     }
-    const step = this.cause?.step ?? null;
-    if (judged.kind === 'forbidden') {
-      this.record({ type: 'request_forbidden', method: request.method, url: request.url, rule: judged.rule, detail: `Refused ${request.method} ${shorten(request.url)}: ${judged.reason}`, submission: false, step });
-      return { ok: false, reason: judged.reason };
-    }
-    const work = this.hold(request, judged, step);
+    if (judged.kind === 'forbidden') return this.refuse(judged, request.method, request.url, `Refused ${request.method} ${shorten(request.url)}: ${judged.reason}`);
+    const work = this.hold(request, judged, this.cause?.step ?? null);
     this.pending.add(work);
     try {
       return await work;
@@ -168,9 +165,7 @@ export class CommitGate {
   redirect(method: string, location: string): Admission {
     const judged = this.classify(method, location);
     if (judged.kind === 'free') return { ok: true };
-    const detail = `Refused a redirect to ${method} ${shorten(location)}: ${judged.reason}; a redirect cannot carry the clerk's approval`;
-    this.record({ type: judged.kind === 'forbidden' ? 'request_forbidden' : 'commit_refused', method, url: location, rule: judged.rule, detail, submission: false, step: this.cause?.step ?? null });
-    return { ok: false, reason: judged.reason };
+    return this.refuse(judged, method, location, `Refused a redirect to ${method} ${shorten(location)}: ${judged.reason}; a redirect cannot carry the clerk's approval`);
   }
 
   /**
@@ -187,7 +182,11 @@ export class CommitGate {
       return { ok: true };
     }
     if (judged.kind === 'free') return { ok: true };
-    const detail = `Refused ${method} ${shorten(url)} at the egress lock: ${judged.reason}; it did not come through the page's request routing, where the clerk approves such requests`;
+    return this.refuse(judged, method, url, `Refused ${method} ${shorten(url)} at the egress lock: ${judged.reason}; it did not come through the page's request routing, where the clerk approves such requests`);
+  }
+
+  /** Refuses a request that is not free without asking anyone, and records it. */
+  private refuse(judged: Exclude<RequestClass, { kind: 'free' }>, method: string, url: string, detail: string): Admission {
     this.record({ type: judged.kind === 'forbidden' ? 'request_forbidden' : 'commit_refused', method, url, rule: judged.rule, detail, submission: false, step: this.cause?.step ?? null });
     return { ok: false, reason: judged.reason };
   }
@@ -220,7 +219,7 @@ export class CommitGate {
       try {
         decision = await judge.approve(held, step);
       } catch (err) {
-        decision = { decision: 'deny', by: 'code', note: `the approval could not be asked (${err instanceof Error ? err.message : String(err)})` };
+        decision = { decision: 'deny', by: 'code', note: `the approval could not be asked (${errorMessage(err)})` };
       }
     }
     if (decision.decision === 'deny') {
@@ -228,7 +227,7 @@ export class CommitGate {
       return { ok: false, reason: `denied by ${decision.by}` };
     }
     if (judged.submission) {
-      const check = await judge.beforeSubmission().catch((err: unknown) => ({ send: false as const, reason: err instanceof Error ? err.message : String(err) }));
+      const check = await judge.beforeSubmission().catch((err: unknown) => ({ send: false as const, reason: errorMessage(err) }));
       if (!check.send) {
         this.record({ ...base, type: 'commit_refused', decision, detail: `Not sent: ${method} ${shorten(url)}: ${check.reason}` });
         return { ok: false, reason: check.reason };
