@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VALUE_FORMAT_HINT, ValueFormat } from './value-format';
 
 /**
  * The agent's action vocabulary: the one source for the planner contract.
@@ -21,6 +22,8 @@ export const FillAction = z.strictObject({
   type: z.literal('fill'),
   ref: Ref,
   field: FieldName,
+  /** The way the box wants the value written (a closed list): code derives the text from the case value. */
+  format: ValueFormat.optional().describe(VALUE_FORMAT_HINT),
 });
 
 export const SelectAction = z.strictObject({
@@ -35,6 +38,16 @@ export const CheckAction = z.strictObject({
   checked: z.boolean(),
   /** The case field the choice answers (a yes/no field, or the value a radio's label shows): the guard checks it and records provenance. */
   field: FieldName.optional().describe('The case field this tick or radio choice answers (a yes/no field, or a field whose value is the radio label); omit for declarations and plain options.'),
+});
+
+/** A document the case file lists (`documents`), by its name there; code attaches that file, never a path from the model. */
+export const DocumentName = z.string().min(1).max(80).describe('Name of a case-file document, exactly as listed in the case documents.');
+
+/** Attaches one of the case file's documents to a file input; code picks the file and checks it. */
+export const UploadAction = z.strictObject({
+  type: z.literal('upload'),
+  ref: Ref,
+  document: DocumentName,
 });
 
 export const PressAction = z.strictObject({
@@ -75,6 +88,7 @@ export const Action = z.discriminatedUnion('type', [
   FillAction,
   SelectAction,
   CheckAction,
+  UploadAction,
   PressAction,
   GotoAction,
   AskAction,

@@ -1,4 +1,5 @@
 import type { Action } from './action';
+import { formatWords } from './value-format';
 
 /**
  * One action as a line for people: `fill textbox "Owner name" from case field owner_name`. The run's
@@ -10,11 +11,13 @@ export function describeAction(action: Action, element: string | undefined): str
     case 'click':
       return `click ${element ?? action.ref}`;
     case 'fill':
-      return `fill ${element ?? action.ref} from case field ${action.field}`;
+      return `fill ${element ?? action.ref} from case field ${action.field}${action.format ? ` (${formatWords(action.format)})` : ''}`;
     case 'select':
       return `select in ${element ?? action.ref} from case field ${action.field}`;
     case 'check':
       return `${action.checked ? 'tick' : 'untick'} ${element ?? action.ref}`;
+    case 'upload':
+      return `attach case document ${action.document} to ${element ?? action.ref}`;
     case 'press':
       return `press ${action.key}`;
     case 'goto':

@@ -7,8 +7,11 @@ function describeAction(action: Action): string {
     case 'click':
       return `click ${action.ref}`;
     case 'fill':
+      return `fill ${action.ref} with ${action.field}${action.format ? ` as ${action.format}` : ''}`;
     case 'select':
-      return `${action.type} ${action.ref} with ${action.field}`;
+      return `select ${action.ref} with ${action.field}`;
+    case 'upload':
+      return `upload ${action.document} to ${action.ref}`;
     case 'check':
       return `check ${action.ref} ${action.checked ? 'on' : 'off'}${action.field ? ` for ${action.field}` : ''}`;
     case 'press':

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+/**
+ * The ways a box may want a case value written: a closed list. A `fill` may name one; code,
+ * never the model, derives the text from the case value, so what is typed is still the case
+ * value, written the portal's way (a date as DD/MM/YYYY, the day of it in a Day box, a phone
+ * number without its country code). Nothing here can make up text that is not in the value.
+ */
+export const VALUE_FORMATS = [
+  'date:DD/MM/YYYY',
+  'date:MM/DD/YYYY',
+  'date:D MMMM YYYY',
+  'date:YYYY-MM-DD',
+  'date:day',
+  'date:month',
+  'date:year',
+  'digits',
+  'phone:national',
+  'amount:grouped',
+  'amount:plain',
+] as const;
+export const ValueFormat = z.enum(VALUE_FORMATS);
+export type ValueFormat = z.infer<typeof ValueFormat>;
+
+export const VALUE_FORMAT_HINT =
+  'How the box wants the case value written, where the page says (placeholder, hint, pattern, Day/Month/Year boxes): a date as DD/MM/YYYY, MM/DD/YYYY, D MMMM YYYY or YYYY-MM-DD; date:day, date:month or date:year for one box of a date in three; digits (digits only); phone:national (a phone number without its country code); amount:grouped or amount:plain. Omit to type the value as it is.';
+
+export type Formatted = { ok: true; text: string } | { ok: false; reason: string };
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** Country calling codes of one and two digits (ITU-T E.164); every other code has three. */
+const ONE_DIGIT_CODES = new Set(['1', '7']);
+const TWO_DIGIT_CODES = new Set([
+  '20', '27', '30', '31', '32', '33', '34', '36', '39', '40', '41', '43', '44', '45', '46', '47', '48', '49', '51', '52', '53', '54', '55', '56', '57', '58',
+  '60', '61', '62', '63', '64', '65', '66', '81', '82', '84', '86', '90', '91', '92', '93', '94', '95', '98',
+]);
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** A case date (YYYY-MM-DD, as case files write dates) as its parts, or why it is not one. */
+export function caseDate(value: string): { year: number; month: number; day: number } | { problem: string } {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
+  if (!m) return { problem: `"${value.slice(0, 40)}" is not a date written YYYY-MM-DD` };
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (month < 1 || month > 12 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) {
+    return { problem: `"${value}" is not a day of the calendar` };
+  }
+  return { year, month, day };
+}
+
+/** The plain number of an amount written with or without grouping (`1,25,000.50`, `125 000`), or null. */
+function amountOf(value: string): { whole: string; fraction: string } | null {
+  const m = /^\s*(?:₹|Rs\.?|INR|\$|£|€)?\s*(\d{1,3}(?:[, ]\d{2,3})*|\d+)(?:\.(\d+))?\s*$/i.exec(value);
+  if (!m) return null;
+  const whole = m[1]!.replace(/[, ]/g, '').replace(/^0+(?=\d)/, '');
+  return { whole, fraction: m[2] ?? '' };
+}
+
+/**
+ * The text to type for a case value in the given format. Refuses (with the reason) a value the
+ * format cannot be derived from: a date format of a value that is not a date, digits of a value
+ * with none, an amount that is not a number. Pure.
+ */
+export function formatValue(value: string, format: ValueFormat): Formatted {
+  if (format.startsWith('date:')) {
+    const date = caseDate(value);
+    if ('problem' in date) return { ok: false, reason: `${date.problem}, so it cannot be written as ${format.slice(5)}` };
+    const { year, month, day } = date;
+    switch (format) {
+      case 'date:DD/MM/YYYY':
+        return { ok: true, text: `${pad(day)}/${pad(month)}/${year}` };
+      case 'date:MM/DD/YYYY':
+        return { ok: true, text: `${pad(month)}/${pad(day)}/${year}` };
+      case 'date:D MMMM YYYY':
+        return { ok: true, text: `${day} ${MONTHS[month - 1]} ${year}` };
+      case 'date:YYYY-MM-DD':
+        return { ok: true, text: `${year}-${pad(month)}-${pad(day)}` };
+      case 'date:day':
+        return { ok: true, text: pad(day) };
+      case 'date:month':
+        return { ok: true, text: pad(month) };
+      default:
+        return { ok: true, text: String(year) };
+    }
+  }
+  if (format === 'digits') {
+    const digits = value.replace(/\D/g, '');
+    return digits ? { ok: true, text: digits } : { ok: false, reason: `"${value.slice(0, 40)}" has no digits` };
+  }
+  if (format === 'phone:national') {
+    const trimmed = value.trim();
+    if (!/^(\+|00)?[\d\s().-]+$/.test(trimmed)) return { ok: false, reason: `"${value.slice(0, 40)}" is not a phone number` };
+    let digits = trimmed.replace(/\D/g, '');
+    if (/^(\+|00)/.test(trimmed)) {
+      if (trimmed.startsWith('00')) digits = digits.slice(2);
+      const code = ONE_DIGIT_CODES.has(digits.slice(0, 1)) ? 1 : TWO_DIGIT_CODES.has(digits.slice(0, 2)) ? 2 : 3;
+      digits = digits.slice(code);
+    }
+    return digits.length >= 4 ? { ok: true, text: digits } : { ok: false, reason: `"${value.slice(0, 40)}" is too short for a phone number` };
+  }
+  const amount = amountOf(value);
+  if (!amount) return { ok: false, reason: `"${value.slice(0, 40)}" is not an amount` };
+  const fraction = amount.fraction ? `.${amount.fraction}` : '';
+  if (format === 'amount:plain') return { ok: true, text: `${amount.whole}${fraction}` };
+  return { ok: true, text: `${amount.whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction}` };
+}
+
+/** `written as DD/MM/YYYY` for verdicts and logs. */
+export function formatWords(format: ValueFormat): string {
+  switch (format) {
+    case 'date:day':
+      return 'the day of the date';
+    case 'date:month':
+      return 'the month of the date';
+    case 'date:year':
+      return 'the year of the date';
+    case 'digits':
+      return 'digits only';
+    case 'phone:national':
+      return 'without the country code';
+    case 'amount:grouped':
+      return 'as an amount with grouping';
+    case 'amount:plain':
+      return 'as an amount without grouping';
+    default:
+      return `written ${format.slice(5)}`;
+  }
+}
