@@ -30,6 +30,13 @@ export interface Cause {
    * approved action pre-approves one commit request to this address only; without one, nothing.
    */
   expectedUrl?: string;
+  /**
+   * The clerk is working the portal by hand (a take-over): the clerk is the approver, so a commit
+   * request sent meanwhile is theirs and goes without asking them again, recorded as approved by
+   * them. Forbidden paths stay refused, a submission still passes `beforeSubmission` (never a
+   * second one unchecked), and no approval of the agent's carries over to it.
+   */
+  byHand?: { clerk: string };
 }
 
 export interface GateDecision {
@@ -204,7 +211,9 @@ export class CommitGate {
     // a click on a button with no address can run any script, and its approval covers none of it.
     const preApproved = !!cause && cause.approved && !cause.used && cause.expectedUrl !== undefined && sameAddress(cause.expectedUrl, url);
     let decision: GateDecision;
-    if (preApproved) {
+    if (cause?.byHand) {
+      decision = { decision: 'approve', by: `${cause.byHand.clerk}, by hand (take-over)` };
+    } else if (preApproved) {
       cause.used = true;
       decision = { decision: 'approve', by: 'the clerk, with the action that sent it' };
     } else {

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { CommitGate, type GateRecord } from '../../../src/agent/guard/commit-gate';
+import { PortalProfile } from '../../../src/shared/portal-profile';
+
+/**
+ * The commit gate while the clerk works the portal by hand (a take-over): the clerk is the
+ * approver, so what their own clicks submit goes without asking them again, recorded as theirs;
+ * forbidden paths stay refused, and a second submission is still checked first.
+ */
+const profile = PortalProfile.parse({
+  id: 'water',
+  name: 'Water Board',
+  startUrl: 'https://connect.water.example/',
+  allowedHosts: ['connect.water.example'],
+  confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
+  submitPaths: ['/apply/submit'],
+  forbiddenPaths: ['/my-account/close'],
+});
+const at = (path: string) => `https://connect.water.example${path}`;
+
+function gateWithJudge(sendSubmission = true): { gate: CommitGate; asked: string[]; records: GateRecord[] } {
+  const gate = new CommitGate(profile);
+  const asked: string[] = [];
+  const records: GateRecord[] = [];
+  gate.setJudge({
+    approve: async (held) => {
+      asked.push(held.url);
+      return { decision: 'deny', by: 'clerk:test' };
+    },
+    origin: () => ({ origin: 'not_from_case' }),
+    beforeSubmission: async () => (sendSubmission ? { send: true } : { send: false, reason: 'a submission may already have gone through' }),
+  });
+  gate.onRecord((r) => records.push(r));
+  return { gate, asked, records };
+}
+
+describe('CommitGate during a take-over', () => {
+  it('sends the clerk’s own submission without asking, recorded as approved by them by hand, and counts it', async () => {
+    const { gate, asked, records } = gateWithJudge();
+    const admitted = await gate.during({ step: 5, description: 'the clerk, by hand', approved: false, byHand: { clerk: 'clerk:asha' } }, () =>
+      gate.admit({ method: 'POST', url: at('/apply/submit'), postData: 'a=1', contentType: 'application/x-www-form-urlencoded' }),
+    );
+    expect(admitted).toEqual({ ok: true });
+    expect(asked).toEqual([]);
+    expect(gate.submissionsSent).toBe(1);
+    expect(records).toEqual([expect.objectContaining({ type: 'commit_approved', decision: expect.objectContaining({ by: 'clerk:asha, by hand (take-over)' }) })]);
+  });
+
+  it('still refuses a forbidden path and an unchecked second submission by hand', async () => {
+    const { gate, asked, records } = gateWithJudge(false);
+    const cause = { step: 5, description: 'the clerk, by hand', approved: false, byHand: { clerk: 'clerk:asha' } };
+    await expect(gate.during(cause, () => gate.admit({ method: 'POST', url: at('/my-account/close'), postData: null }))).resolves.toMatchObject({ ok: false });
+    await expect(gate.during(cause, () => gate.admit({ method: 'POST', url: at('/apply/submit'), postData: null }))).resolves.toMatchObject({ ok: false, reason: /already/ });
+    expect(asked).toEqual([]);
+    expect(gate.submissionsSent).toBe(0);
+    expect(records.map((r) => r.type)).toEqual(['request_forbidden', 'commit_refused']);
+  });
+
+  it('asks as before once the take-over is over: an agent’s click is not the clerk’s', async () => {
+    const { gate, asked } = gateWithJudge();
+    await gate.during({ step: 6, description: 'click button "Submit"', approved: false }, () => gate.admit({ method: 'POST', url: at('/apply/submit'), postData: null }));
+    expect(asked).toEqual([at('/apply/submit')]);
+  });
+});
