@@ -55,6 +55,21 @@ export interface MessagesApiOptions {
   apiKey?: string;
   /** Answer a forced tool_choice (`tool` / `any`) with a 400, like models with always-on thinking. */
   rejectForcedToolChoice?: boolean;
+  /**
+   * The minimum cacheable prefix (tokens) per model, as the API applies it: a breakpoint on a
+   * shorter prefix caches nothing. Default {@link documentedCacheMinimum}.
+   */
+  cacheMinimum?: (model: string) => number;
+}
+
+/**
+ * The minimum cacheable prompt length from Anthropic's documentation: 1,024 tokens for Sonnet
+ * 4.5/4.6, 4,096 for Opus 4.5/4.6 and Haiku 4.5; other ids here get 1,024 (older models' value).
+ */
+export function documentedCacheMinimum(model: string): number {
+  const id = model.toLowerCase().split('/').pop() ?? model;
+  if (/^claude-(opus-4-[56]|haiku-4-5)(-|$)/.test(id)) return 4_096;
+  return 1_024;
 }
 
 export interface MessagesApi {
@@ -190,26 +205,87 @@ function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions
 
 const tokens = (value: unknown): number => Math.ceil((JSON.stringify(value ?? '') ?? '').length / 4);
 
-/** Usage numbers like the API's: the cached prefix (tools, system, first block) is written once, then read. */
-function simulatedUsage(body: RequestBody, content: unknown, seenPrefixes: Set<string>): Record<string, number> {
-  const first = blocksOf(body.messages?.[0])[0];
-  const total = tokens(body.tools) + tokens(body.system) + tokens(body.messages);
-  const cached = countCacheControl(body) > 0;
-  const prefix = tokens(body.tools) + tokens(body.system) + tokens(first);
-  const key = createHash('sha256').update(stable([body.model, body.tools, body.system, first])).digest('hex');
-  const hit = seenPrefixes.has(key);
-  seenPrefixes.add(key);
+/** A block as the cache sees it: its content, without the breakpoint marker. */
+const withoutMarker = (block: unknown): unknown => {
+  if (!block || typeof block !== 'object' || Array.isArray(block)) return block;
+  const { cache_control: _marker, ...rest } = block as Record<string, unknown>;
+  return rest;
+};
+
+/** The request as the cache reads it: tools, then system, then every message's blocks, in order. */
+function segmentsOf(body: RequestBody): { block: unknown; tokens: number; breakpoint: boolean }[] {
+  const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : Array.isArray(body.system) ? (body.system as unknown[]) : [];
+  const blocks: unknown[] = [...(body.tools ?? []), ...system];
+  for (const message of body.messages ?? []) for (const block of blocksOf(message)) blocks.push({ role: message.role, ...block });
+  const segments = blocks.map((block) => {
+    const content = withoutMarker(block);
+    return { block: content, tokens: tokens(content), breakpoint: !!(block && typeof block === 'object' && (block as Record<string, unknown>)['cache_control']) };
+  });
+  // The top-level cache_control places the breakpoint on the last block.
+  if (body['cache_control'] && segments.length > 0) segments[segments.length - 1]!.breakpoint = true;
+  return segments;
+}
+
+/** The prefix length (tokens, as this server counts them) at each cache breakpoint of a request, in order. */
+export function breakpointPrefixes(body: RequestBody): number[] {
+  const out: number[] = [];
+  let sum = 0;
+  for (const segment of segmentsOf(body)) {
+    sum += segment.tokens;
+    if (segment.breakpoint) out.push(sum);
+  }
+  return out;
+}
+
+/** How far back from a breakpoint the API looks for an earlier cache entry (blocks). */
+const LOOKBACK_BLOCKS = 20;
+
+/**
+ * Usage numbers as the API reports them: each breakpoint whose prefix (tools, system, messages up
+ * to it) reaches the model's minimum is written to the cache; a later request reads the longest
+ * prefix it shares with an entry, looking up to 20 blocks back from each breakpoint. A breakpoint
+ * on a shorter prefix caches nothing. Tokens are characters / 4 of each block's JSON.
+ */
+function simulatedUsage(body: RequestBody, content: unknown, cache: Map<string, number>, minimum: number): Record<string, number> {
+  const segments = segmentsOf(body);
+  const model = String(body.model ?? '');
+  const keys: string[] = [];
+  const ends: number[] = [];
+  const hash = createHash('sha256').update(model);
+  let sum = 0;
+  for (const segment of segments) {
+    hash.update(stable(segment.block));
+    keys.push(hash.copy().digest('hex'));
+    sum += segment.tokens;
+    ends.push(sum);
+  }
+  const total = sum;
+  let read = 0;
+  let write = 0;
+  for (const [i, segment] of segments.entries()) {
+    if (!segment.breakpoint) continue;
+    for (let j = i; j >= Math.max(0, i - LOOKBACK_BLOCKS); j -= 1) {
+      const hit = cache.get(keys[j]!);
+      if (hit !== undefined) {
+        read = Math.max(read, hit);
+        break;
+      }
+    }
+    if (ends[i]! >= minimum) write = Math.max(write, ends[i]!);
+  }
+  for (const [i, segment] of segments.entries()) if (segment.breakpoint && ends[i]! >= minimum) cache.set(keys[i]!, ends[i]!);
+  const creation = Math.max(write - read, 0);
   return {
-    input_tokens: cached ? Math.max(total - prefix, 1) : total,
+    input_tokens: Math.max(total - read - creation, 1),
     output_tokens: Math.max(tokens(content), 1),
-    cache_creation_input_tokens: cached && !hit ? prefix : 0,
-    cache_read_input_tokens: cached && hit ? prefix : 0,
+    cache_creation_input_tokens: creation,
+    cache_read_input_tokens: read,
   };
 }
 
-function completeMessage(body: Record<string, unknown>, request: RequestBody, seenPrefixes: Set<string>, requestId: string): Record<string, unknown> {
+function completeMessage(body: Record<string, unknown>, request: RequestBody, cache: Map<string, number>, minimum: number, requestId: string): Record<string, unknown> {
   const content = (body['content'] as unknown[]) ?? [];
-  const usage = { ...simulatedUsage(request, content, seenPrefixes), ...((body['usage'] as Record<string, number> | undefined) ?? {}) };
+  const usage = { ...simulatedUsage(request, content, cache, minimum), ...((body['usage'] as Record<string, number> | undefined) ?? {}) };
   return {
     id: `msg_${requestId}`,
     type: 'message',
@@ -255,7 +331,8 @@ export async function startMessagesApi(script: Script, options: MessagesApiOptio
   const requests: RecordedRequest[] = [];
   const queue = Array.isArray(script) ? [...script] : null;
   const issued: IssuedLog = { byToolUse: new Map(), paused: new Map() };
-  const seenPrefixes = new Set<string>();
+  const cache = new Map<string, number>();
+  const cacheMinimum = options.cacheMinimum ?? documentedCacheMinimum;
   const shouldValidate = options.validate ?? true;
 
   const server = createServer((req, res) => {
@@ -303,7 +380,7 @@ export async function startMessagesApi(script: Script, options: MessagesApiOptio
         answer = await (script as ScriptFn)(recorded);
       }
       if (answer.status === 200 && answer.body['type'] !== 'error') {
-        const message = completeMessage(answer.body, body, seenPrefixes, requestId);
+        const message = completeMessage(answer.body, body, cache, cacheMinimum(String(body.model ?? '')), requestId);
         const content = message['content'] as WireBlock[];
         const messages = body.messages ?? [];
         const trailing = messages[messages.length - 1];

@@ -25,14 +25,17 @@ export function actOnPageJsonSchema(): JsonSchema {
   return schema;
 }
 
-/** The tool definition: strict, and the first cache breakpoint. */
-export function actOnPageTool(): Tool {
+/**
+ * The tool definition: strict; `cache` puts the first cache breakpoint on it (only where the
+ * tool alone reaches the model's minimum cacheable length, see `cache-breakpoints.ts`).
+ */
+export function actOnPageTool(cache = false): Tool {
   return {
     name: ACT_ON_PAGE,
     description: TOOL_DESCRIPTION,
     input_schema: actOnPageJsonSchema() as Tool.InputSchema,
     strict: true,
-    cache_control: { type: 'ephemeral' },
+    ...(cache ? { cache_control: { type: 'ephemeral' as const } } : {}),
   };
 }
 

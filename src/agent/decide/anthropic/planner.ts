@@ -13,6 +13,7 @@ import type {
 import type { CaseView, PlanInput, PlanResult, Planner } from '../planner';
 import { PlannerError } from '../planner';
 import { actOnPageTool, parseActOnPage } from './act-on-page';
+import { breakpointsFor, runCacheMinimum } from './cache-breakpoints';
 import { CallLog } from './call-log';
 import { apiHost, createClient } from './client';
 import { type AnthropicConfig, type AnthropicOptions, defaultToolChoice, loadAnthropicConfig, type ToolChoiceMode } from './config';
@@ -75,6 +76,11 @@ export class AnthropicPlanner implements Planner {
   private readonly prices: PriceTable;
   private toolChoiceMode: ToolChoiceMode;
   private run: RunState | null = null;
+  /** Minimum cacheable prefix (tokens) breakpoints are placed against: the model's, or its fallback's if larger. */
+  readonly cacheMinimum: number;
+  /** Estimated tokens of the tool definition, and of tools plus system prompt: the first two cached prefixes. */
+  private readonly toolTokens: number;
+  private readonly systemTokens: number;
 
   /** Throws `AnthropicConfigError` (missing key, bad option) before any request. */
   constructor(options: AnthropicPlannerOptions = {}) {
@@ -85,6 +91,9 @@ export class AnthropicPlanner implements Planner {
     this.prices = { ...DEFAULT_PRICES, ...this.config.prices };
     this.toolChoiceMode = this.config.toolChoice ?? defaultToolChoice(this.config.model);
     this.description = `Claude (${this.config.model}) through the Messages API at ${apiHost(this.config)}`;
+    this.cacheMinimum = runCacheMinimum(this.config.model, this.config.fallbackModel);
+    this.toolTokens = estimateTokens([actOnPageTool()]);
+    this.systemTokens = this.toolTokens + estimateTokens([{ type: 'text', text: SYSTEM_PROMPT }]);
   }
 
   /** The tool choice the next request uses (it drops to `auto` if the API rejects forcing). */
@@ -268,7 +277,10 @@ export class AnthropicPlanner implements Planner {
     const pageBlocks: ContentBlockParam[] = image ? [page, image] : [page];
 
     if (run.conversation.isEmpty) {
-      const opening: TextBlockParam = { type: 'text', text: openingTurn(run.caseView), cache_control: EPHEMERAL };
+      // Decided once, as the block is made: the block stays in the history as it was sent.
+      const text = openingTurn(run.caseView);
+      const cacheOpening = this.systemTokens + estimateTokens({ type: 'text', text }) >= this.cacheMinimum;
+      const opening: TextBlockParam = cacheOpening ? { type: 'text', text, cache_control: EPHEMERAL } : { type: 'text', text };
       const previous: TextBlockParam[] = input.previous.length > 0 ? [{ type: 'text', text: renderPrevious(input.previous) }] : [];
       const story: TextBlockParam[] = earlier ? [{ type: 'text', text: earlier }] : [];
       return { role: 'user', content: [opening, ...story, ...previous, intro, ...pageBlocks] };
@@ -295,14 +307,19 @@ export class AnthropicPlanner implements Planner {
     }
   }
 
+  /**
+   * Model, tools, system and choices of a request. The tool and system breakpoints depend only on
+   * their own (fixed) length, so they are the same in every request of a run; the top-level one
+   * (`conversation`) is the request's and is added by {@link request}.
+   */
   private fixedParams(model: string, maxTokens: number) {
+    const cached = breakpointsFor({ tools: this.toolTokens, system: this.systemTokens, opening: 0, whole: 0 }, this.cacheMinimum, false);
     return {
       model,
       max_tokens: maxTokens,
-      system: [{ type: 'text', text: SYSTEM_PROMPT, cache_control: EPHEMERAL }] as TextBlockParam[],
-      tools: [actOnPageTool()],
+      system: [cached.system ? { type: 'text', text: SYSTEM_PROMPT, cache_control: EPHEMERAL } : { type: 'text', text: SYSTEM_PROMPT }] as TextBlockParam[],
+      tools: [actOnPageTool(cached.tools)],
       tool_choice: this.toolChoiceParam(),
-      ...(this.config.cacheConversation ? { cache_control: EPHEMERAL } : {}),
       ...(this.config.effort ? { output_config: { effort: this.config.effort } } : {}),
     };
   }
@@ -321,6 +338,10 @@ export class AnthropicPlanner implements Planner {
     const fixed = this.fixedParams(run.model, maxTokens);
     run.conversation.compact((messages) => this.overBudget(messages, outgoing, paused));
     const continuing: MessageParam[] = paused.length > 0 ? [{ role: 'assistant', content: paused }] : [];
-    return { ...fixed, messages: [...run.conversation.messages, outgoing, ...continuing] };
+    const messages = [...run.conversation.messages, outgoing, ...continuing];
+    // The top-level breakpoint caches the whole request up to its last block: only once that is long enough.
+    const whole = estimateTokens(fixed.tools) + estimateTokens(fixed.system) + estimateTokens(messages);
+    const cacheConversation = breakpointsFor({ tools: 0, system: 0, opening: 0, whole }, this.cacheMinimum, this.config.cacheConversation).conversation;
+    return { ...fixed, ...(cacheConversation ? { cache_control: EPHEMERAL } : {}), messages };
   }
 }
