@@ -31,12 +31,13 @@ export interface Cause {
    */
   expectedUrl?: string;
   /**
-   * The clerk is working the portal by hand (a take-over): the clerk is the approver, so a commit
-   * request sent meanwhile is theirs and goes without asking them again, recorded as approved by
-   * them. Forbidden paths stay refused, a submission still passes `beforeSubmission` (never a
-   * second one unchecked), and no approval of the agent's carries over to it.
+   * A take-over: answers who works the portal by hand right now (null while nobody has taken it).
+   * The clerk is the approver, so a commit request sent while they have it is theirs and goes
+   * without asking them again, recorded as approved by them. Forbidden paths stay refused, a
+   * submission still passes `beforeSubmission` (never a second one unchecked), and no approval of
+   * the agent's carries over to it. While nobody has taken the portal, requests are asked about.
    */
-  byHand?: { clerk: string };
+  byHand?: () => string | null;
 }
 
 export interface GateDecision {
@@ -211,8 +212,9 @@ export class CommitGate {
     // a click on a button with no address can run any script, and its approval covers none of it.
     const preApproved = !!cause && cause.approved && !cause.used && cause.expectedUrl !== undefined && sameAddress(cause.expectedUrl, url);
     let decision: GateDecision;
-    if (cause?.byHand) {
-      decision = { decision: 'approve', by: `${cause.byHand.clerk}, by hand (take-over)` };
+    const clerk = cause?.byHand?.() ?? null;
+    if (clerk) {
+      decision = { decision: 'approve', by: `${clerk}, by hand (take-over)` };
     } else if (preApproved) {
       cause.used = true;
       decision = { decision: 'approve', by: 'the clerk, with the action that sent it' };

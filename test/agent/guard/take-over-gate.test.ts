@@ -37,7 +37,7 @@ function gateWithJudge(sendSubmission = true): { gate: CommitGate; asked: string
 describe('CommitGate during a take-over', () => {
   it('sends the clerk’s own submission without asking, recorded as approved by them by hand, and counts it', async () => {
     const { gate, asked, records } = gateWithJudge();
-    const admitted = await gate.during({ step: 5, description: 'the clerk, by hand', approved: false, byHand: { clerk: 'clerk:asha' } }, () =>
+    const admitted = await gate.during({ step: 5, description: 'the clerk, by hand', approved: false, byHand: () => 'clerk:asha' }, () =>
       gate.admit({ method: 'POST', url: at('/apply/submit'), postData: 'a=1', contentType: 'application/x-www-form-urlencoded' }),
     );
     expect(admitted).toEqual({ ok: true });
@@ -48,7 +48,7 @@ describe('CommitGate during a take-over', () => {
 
   it('still refuses a forbidden path and an unchecked second submission by hand', async () => {
     const { gate, asked, records } = gateWithJudge(false);
-    const cause = { step: 5, description: 'the clerk, by hand', approved: false, byHand: { clerk: 'clerk:asha' } };
+    const cause = { step: 5, description: 'the clerk, by hand', approved: false, byHand: () => 'clerk:asha' };
     await expect(gate.during(cause, () => gate.admit({ method: 'POST', url: at('/my-account/close'), postData: null }))).resolves.toMatchObject({ ok: false });
     await expect(gate.during(cause, () => gate.admit({ method: 'POST', url: at('/apply/submit'), postData: null }))).resolves.toMatchObject({ ok: false, reason: /already/ });
     expect(asked).toEqual([]);
@@ -56,9 +56,10 @@ describe('CommitGate during a take-over', () => {
     expect(records.map((r) => r.type)).toEqual(['request_forbidden', 'commit_refused']);
   });
 
-  it('asks as before once the take-over is over: an agent’s click is not the clerk’s', async () => {
+  it('asks as before while nobody has taken the portal yet, and for an agent’s click', async () => {
     const { gate, asked } = gateWithJudge();
+    await gate.during({ step: 6, description: 'the clerk, by hand', approved: false, byHand: () => null }, () => gate.admit({ method: 'POST', url: at('/apply/submit'), postData: null }));
     await gate.during({ step: 6, description: 'click button "Submit"', approved: false }, () => gate.admit({ method: 'POST', url: at('/apply/submit'), postData: null }));
-    expect(asked).toEqual([at('/apply/submit')]);
+    expect(asked).toEqual([at('/apply/submit'), at('/apply/submit')]);
   });
 });
