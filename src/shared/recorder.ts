@@ -1,13 +1,21 @@
 import type { ProgressRecord, RunRecord, StepRecord } from './run';
 
+/** A step's pictures beside its "before" screenshot, each named in the step by its sha256. */
+export interface StepPictures {
+  /** After the step's actions ran and the page settled (`step.afterScreenshotHash`). */
+  after?: Uint8Array | null;
+  /** The whole page at a gated step (`step.fullPageHash`). */
+  fullPage?: Uint8Array | null;
+}
+
 /**
  * The engine writes through this port; `src/store` implements it with SQLite.
  * Every call is durable when its promise resolves: a crash afterwards loses nothing.
  */
 export interface RunRecorder {
   createRun(run: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>): Promise<void>;
-  /** Writes one whole step (and its screenshot) in one transaction. */
-  recordStep(step: StepRecord, screenshot: Uint8Array | null): Promise<void>;
+  /** Writes one whole step (and its screenshot, and its after and full-page pictures when given) in one transaction. */
+  recordStep(step: StepRecord, screenshot: Uint8Array | null, pictures?: StepPictures): Promise<void>;
   updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>>): Promise<void>;
   getRun(runId: string): Promise<RunRecord | null>;
   listSteps(runId: string): Promise<StepRecord[]>;

@@ -72,6 +72,19 @@ export const StepEvent = z.object({
   type: z.string(),
   message: z.string(),
   at: z.string(),
+  /**
+   * A request the egress lock, the network lock or the commit gate judged (or let through), as
+   * data for the requests pane: what, whether it went, and the deciding rule. Older steps have
+   * none; their pane reads the event's type and message (src/shared/step-log.ts).
+   */
+  request: z
+    .object({
+      method: z.string(),
+      url: z.string(),
+      outcome: z.enum(['sent', 'refused', 'denied']),
+      rule: z.string(),
+    })
+    .optional(),
 });
 export type StepEvent = z.infer<typeof StepEvent>;
 
@@ -84,8 +97,12 @@ export const StepRecord = z.object({
   observation: Observation,
   /** sha256 of the canonical observation. */
   observationHash: z.string(),
-  /** sha256 of the PNG screenshot taken with the read, or null. */
+  /** sha256 of the PNG screenshot taken with the read (the "before" picture), or null. */
   screenshotHash: z.string().nullable(),
+  /** sha256 of the viewport PNG taken after the step's actions ran and the page settled (steps recorded before schema 5 have none). */
+  afterScreenshotHash: z.string().nullable().optional(),
+  /** sha256 of the full-page PNG taken at a gated step (a needs_approval verdict or a held commit request). */
+  fullPageHash: z.string().nullable().optional(),
   reasoning: z.string(),
   model: ModelCall.nullable(),
   actions: z.array(StepAction),

@@ -20,7 +20,9 @@ import { CANNOT_PROVE, screenshotHashOf, short, stepHash, type RunIdentity, type
  * model, caseJsonSha256), so the run record's fields are checked against the last chained value
  * of each. The `outcome` event (written when a run reaches a final status) also holds the token
  * usage and step count (checked against the steps before it) and the receipt's sha256; no step
- * may follow it. A `purged` event names the screenshots it removed: a screenshot without bytes
+ * may follow it (its receipt sha256 must be the one a step's `receipt` event kept). A step's after
+ * and full-page pictures are named in its JSON (afterScreenshotHash, fullPageHash) and checked
+ * like its before picture. A `purged` event names the screenshots it removed: a screenshot without bytes
  * that no purge names was removed outside retention.
  */
 export const CHAIN_V2_DEFINITION =
@@ -33,9 +35,9 @@ export const CHAIN_V2_DEFINITION =
 export const CHAIN_V2_COVERS = [
   "the run's identity, planner, approval mode, layout and model",
   'the case copy and portal profile the run started with (by sha256), and every later change to the case copy (clerk answers)',
-  'every step: page read, reasoning, actions, guard verdicts, approvals, step events, and each screenshot by its sha256',
+  'every step: page read, reasoning, actions, guard verdicts, approvals, step events (requests judged, page errors), and each of its pictures by sha256 (before, after, and full page at a gated step)',
   'every audit-trail event, with the values it set (status, reason, application number, end time)',
-  'the final outcome record: status, reason, application number, end time, token usage, step count, receipt sha256',
+  "the final outcome record: status, reason, application number, end time, token usage, step count, receipt sha256 (the one the receipt step kept)",
   'every purge, naming the screenshots it removed (a screenshot gone without one fails)',
 ];
 
@@ -258,9 +260,11 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
   };
   const usage: Record<(typeof USAGE_KEYS)[number], number> = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
   const purgedByRecord = new Set<string>();
-  const noBytes: { step: number; hash: string }[] = [];
+  const noBytes: { step: number; hash: string; name: string }[] = [];
   const checked = new Set<string>();
   let outcomeAt: number | null = null;
+  /** The last receipt a step's events kept, by its sha256 (the outcome must name the same). */
+  let receipt: { sha256: string; step: number } | null = null;
   let lastHash: string | null = null;
 
   // ---- The record log, in pos order.
@@ -307,21 +311,29 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
       const parsed = StepRecord.safeParse(record);
       if (!parsed.success) return fail('step', `${at}: its JSON does not match the step schema (${parsed.error.issues[0]?.path.join('.') ?? ''})`, `steps[${steps}]`);
       if (parsed.data.runId !== run.id) return fail('step', `${at}: it belongs to run ${parsed.data.runId}, not ${run.id}`, `steps[${steps}].runId`);
+      const pictures = picturesOf(parsed.data);
       if (step.columns) {
-        if (step.columns.screenshotHash !== shot) return fail('step', `${at}: its screenshot column disagrees with its JSON`, `steps[${steps}].screenshotHash`);
+        for (const p of pictures) {
+          if ((step.columns[p.key] ?? null) !== p.hash) return fail('step', `${at}: its ${p.name} column disagrees with its JSON`, `steps[${steps}].${p.key}`);
+        }
         if (step.columns.observationHash !== parsed.data.observationHash) return fail('step', `${at}: its observation-hash column disagrees with its JSON`, `steps[${steps}].observationHash`);
       }
-      if (shot !== null) {
-        const state = chain.screenshot(shot);
-        if (state.state === 'missing') return fail('screenshot', `${at}: its screenshot ${short(shot)} is missing (it was not purged)`, `screenshots.${short(shot)}`);
-        if (state.state === 'purged') noBytes.push({ step: steps, hash: shot });
+      for (const p of pictures) {
+        if (p.hash === null) continue;
+        const state = chain.screenshot(p.hash);
+        if (state.state === 'missing') return fail('screenshot', `${at}: its ${p.name} ${short(p.hash)} is missing (it was not purged)`, `screenshots.${short(p.hash)}`);
+        if (state.state === 'purged') noBytes.push({ step: steps, hash: p.hash, name: p.name });
         else {
-          if (sha256Hex(state.png) !== shot) return fail('screenshot', `${at}: its screenshot bytes do not match their hash ${short(shot)} (the PNG was changed)`, `screenshots.${short(shot)}`);
-          checked.add(shot);
+          if (sha256Hex(state.png) !== p.hash) return fail('screenshot', `${at}: its ${p.name} bytes do not match their hash ${short(p.hash)} (the PNG was changed)`, `screenshots.${short(p.hash)}`);
+          checked.add(p.hash);
         }
       }
       const u = parsed.data.model?.usage;
       if (u) for (const k of USAGE_KEYS) usage[k] += u[k];
+      for (const ev of parsed.data.events) {
+        const kept = ev.type === 'receipt' ? receiptSha256In(ev.message) : null;
+        if (kept) receipt = { sha256: kept, step: steps };
+      }
       prev = computed;
       chain.onRecord?.({ pos, hash: computed, kind: 'step', type: 'step' });
       steps += 1;
@@ -350,6 +362,14 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
         for (const k of USAGE_KEYS) {
           if (!sameNumber(o.usage?.[k], usage[k])) return fail('event', `${at}: the outcome records ${k} ${String(o.usage?.[k])}, but the steps before it sum to ${usage[k]}`, `outcome.usage.${k}`);
         }
+        const named = (o as { receiptSha256?: unknown }).receiptSha256 ?? null;
+        if (named !== (receipt?.sha256 ?? null)) {
+          return fail(
+            'event',
+            `${at}: the outcome names receipt ${typeof named === 'string' ? `sha256 ${short(named)}` : String(named)}, but ${receipt ? `step ${receipt.step} kept the receipt with sha256 ${short(receipt.sha256)}` : 'no step kept a receipt'}`,
+            'outcome.receiptSha256',
+          );
+        }
         outcomeAt = pos;
       }
       if (e.type === 'purged' && Array.isArray(set.screenshots)) for (const h of set.screenshots) if (typeof h === 'string') purgedByRecord.add(h);
@@ -370,7 +390,7 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
         brokenStep: gone.step,
         where: 'screenshot',
         field: `screenshots.${short(gone.hash)}`,
-        problem: `step ${gone.step}: its screenshot ${short(gone.hash)} has no bytes, yet no purge record in the chain names it: it was removed outside retention`,
+        problem: `step ${gone.step}: its ${gone.name} ${short(gone.hash)} has no bytes, yet no purge record in the chain names it: it was removed outside retention`,
       };
     }
   }
@@ -432,6 +452,20 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
     covers: CHAIN_V2_COVERS,
     cannot: CANNOT_PROVE,
   };
+}
+
+/** A step's pictures in the order verify checks them: the before screenshot, the after picture, the full-page picture. */
+function picturesOf(step: StepRecord): { key: 'screenshotHash' | 'afterScreenshotHash' | 'fullPageHash'; name: string; hash: string | null }[] {
+  return [
+    { key: 'screenshotHash', name: 'screenshot', hash: step.screenshotHash },
+    { key: 'afterScreenshotHash', name: 'after picture', hash: step.afterScreenshotHash ?? null },
+    { key: 'fullPageHash', name: 'full-page picture', hash: step.fullPageHash ?? null },
+  ];
+}
+
+/** The receipt's sha256 as a step's `receipt` event states it ("Receipt sha256 <hex> ..."); the store's outcome reads it the same way. */
+export function receiptSha256In(message: string): string | null {
+  return /\bsha256 ([0-9a-f]{64})\b/.exec(message)?.[1] ?? null;
 }
 
 function sameNumber(a: unknown, b: number): boolean {

@@ -91,7 +91,7 @@ export interface StoredStep {
   json: string;
   hash: string;
   /** Copies of chain-covered fields kept in columns for queries; checked against the JSON when given. */
-  columns?: { screenshotHash: string | null; observationHash: string };
+  columns?: { screenshotHash: string | null; afterScreenshotHash?: string | null; fullPageHash?: string | null; observationHash: string };
 }
 
 export type ScreenshotState = { state: 'present'; png: Uint8Array } | { state: 'purged' } | { state: 'missing' };

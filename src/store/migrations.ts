@@ -187,6 +187,24 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN SELECT RAISE(ABORT, 'a run''s chain genesis never changes'); END;
     `,
   },
+  {
+    version: 5,
+    name: "a step's after and full-page pictures",
+    // Both hashes are in the step's chained JSON (afterScreenshotHash, fullPageHash); these
+    // columns are query copies, checked against the JSON by verify, and keep the bytes they name
+    // referenced (retention purges them like the before picture). step_screenshots lists every
+    // picture of every step, one row each, for purge and export.
+    sql: `
+      ALTER TABLE steps ADD COLUMN after_hash TEXT REFERENCES screenshots (sha256);
+      ALTER TABLE steps ADD COLUMN full_page_hash TEXT REFERENCES screenshots (sha256);
+      CREATE INDEX steps_by_after ON steps (after_hash) WHERE after_hash IS NOT NULL;
+      CREATE INDEX steps_by_full_page ON steps (full_page_hash) WHERE full_page_hash IS NOT NULL;
+      CREATE VIEW step_screenshots AS
+      SELECT run_id, idx, 'before' AS kind, screenshot_hash AS sha256 FROM steps WHERE screenshot_hash IS NOT NULL
+      UNION ALL SELECT run_id, idx, 'after' AS kind, after_hash AS sha256 FROM steps WHERE after_hash IS NOT NULL
+      UNION ALL SELECT run_id, idx, 'full_page' AS kind, full_page_hash AS sha256 FROM steps WHERE full_page_hash IS NOT NULL;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

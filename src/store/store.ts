@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
-import type { RunRecorder } from '../shared/recorder';
+import type { RunRecorder, StepPictures } from '../shared/recorder';
 import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
 import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
-import { CHAIN_V2_DEFINITION, claimedRun, eventChainJson, eventHash, genesisRecord, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
+import { CHAIN_V2_DEFINITION, claimedRun, eventChainJson, eventHash, genesisRecord, receiptSha256In, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
 import { openDatabase, type DatabaseOptions } from './database';
 import { schemaVersion } from './migrations';
 import {
@@ -84,7 +84,7 @@ export class Store implements RunRecorder {
   private readonly ownerToken = randomUUID();
   private readonly secrets = new SecretGuard();
   private readonly sql: Statements;
-  private readonly writeStep: Database.Transaction<(step: StepRecord, json: string, png: Buffer | null) => void>;
+  private readonly writeStep: Database.Transaction<(step: StepRecord, json: string, pngs: StepPngs) => void>;
   private readonly writeStatus: Database.Transaction<(runId: string, patch: RunPatch) => void>;
 
   constructor(
@@ -94,7 +94,7 @@ export class Store implements RunRecorder {
   ) {
     db.exec('CREATE TEMP TABLE IF NOT EXISTS purge_scope (run_id TEXT PRIMARY KEY)');
     this.sql = prepareStatements(db);
-    this.writeStep = db.transaction((step: StepRecord, json: string, png: Buffer | null) => this.writeStepTx(step, json, png));
+    this.writeStep = db.transaction((step: StepRecord, json: string, pngs: StepPngs) => this.writeStepTx(step, json, pngs));
     this.writeStatus = db.transaction((runId: string, patch: RunPatch) => this.updateRunTx(runId, patch));
   }
 
@@ -153,11 +153,11 @@ export class Store implements RunRecorder {
   }
 
   /**
-   * Writes one step, its screenshot, the run's step count, token totals and head hash in one
-   * transaction. Refuses (and writes nothing) when the step is out of order, its screenshot hash
-   * does not match the bytes, or it carries a registered secret.
+   * Writes one step, its screenshot (and its after and full-page pictures), the run's step count,
+   * token totals and head hash in one transaction. Refuses (and writes nothing) when the step is
+   * out of order, a picture's hash does not match its bytes, or it carries a registered secret.
    */
-  async recordStep(input: StepRecord, screenshot: Uint8Array | null): Promise<void> {
+  async recordStep(input: StepRecord, screenshot: Uint8Array | null, pictures: StepPictures = {}): Promise<void> {
     const parsed = StepRecord.safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -166,18 +166,12 @@ export class Store implements RunRecorder {
     const step = parsed.data;
     const what = `step ${step.index} of run ${step.runId}`;
     this.secrets.check(step, step.runId, what);
-    let png: Buffer | null = null;
-    if (screenshot) {
-      png = Buffer.from(screenshot.buffer, screenshot.byteOffset, screenshot.byteLength);
-      if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error(`Refused to record ${what}: the screenshot is not a PNG. Nothing was written.`);
-      const actual = sha256Hex(png);
-      if (actual !== step.screenshotHash) {
-        throw new Error(`Refused to record ${what}: its screenshotHash ${step.screenshotHash ?? 'null'} is not the sha256 of the PNG given (${actual}). Nothing was written.`);
-      }
-    } else if (step.screenshotHash !== null) {
-      throw new Error(`Refused to record ${what}: it names screenshot ${step.screenshotHash} but no PNG was given. Nothing was written.`);
-    }
-    this.writeStep.immediate(step, canonicalJson(step), png);
+    const pngs: StepPngs = {
+      before: pictureBytes(what, 'screenshot', 'screenshotHash', screenshot, step.screenshotHash),
+      after: pictureBytes(what, 'after picture', 'afterScreenshotHash', pictures.after ?? null, step.afterScreenshotHash ?? null),
+      fullPage: pictureBytes(what, 'full-page picture', 'fullPageHash', pictures.fullPage ?? null, step.fullPageHash ?? null),
+    };
+    this.writeStep.immediate(step, canonicalJson(step), pngs);
   }
 
   /**
@@ -293,7 +287,7 @@ export class Store implements RunRecorder {
         pos: s.pos,
         json: s.json,
         hash: s.hash,
-        columns: { screenshotHash: s.screenshot_hash, observationHash: s.observation_hash },
+        columns: { screenshotHash: s.screenshot_hash, afterScreenshotHash: s.after_hash, fullPageHash: s.full_page_hash, observationHash: s.observation_hash },
       }));
       const screenshot = (sha256: string) => this.screenshotState(sha256);
       if (row.chain_version === 2) {
@@ -319,11 +313,11 @@ export class Store implements RunRecorder {
       const row = this.requireRun(runId);
       const stepRows = this.sql.stepRows.all(runId) as StepRow[];
       const screenshots: Record<string, string | null> = {};
-      for (const s of stepRows) {
-        if (s.screenshot_hash === null || Object.hasOwn(screenshots, s.screenshot_hash)) continue;
-        const state = this.screenshotState(s.screenshot_hash);
-        if (state.state === 'present') screenshots[s.screenshot_hash] = Buffer.from(state.png).toString('base64');
-        else if (state.state === 'purged') screenshots[s.screenshot_hash] = null;
+      for (const sha256 of stepRows.flatMap((s) => [s.screenshot_hash, s.after_hash, s.full_page_hash])) {
+        if (sha256 === null || Object.hasOwn(screenshots, sha256)) continue;
+        const state = this.screenshotState(sha256);
+        if (state.state === 'present') screenshots[sha256] = Buffer.from(state.png).toString('base64');
+        else if (state.state === 'purged') screenshots[sha256] = null;
       }
       const run = runFromRow(row);
       // Parsed without the schema, so the export carries exactly the bytes the chain hashed.
@@ -415,7 +409,7 @@ export class Store implements RunRecorder {
 
   // ---- Inside transactions -------------------------------------------------------------------
 
-  private writeStepTx(step: StepRecord, json: string, png: Buffer | null): void {
+  private writeStepTx(step: StepRecord, json: string, pngs: StepPngs): void {
     const run = this.requireRun(step.runId);
     if (step.index !== run.step_count) {
       throw new Error(`Refused to record step ${step.index} of run ${step.runId}: the run has ${run.step_count} steps, so the next one is step ${run.step_count}. Nothing was written.`);
@@ -424,7 +418,13 @@ export class Store implements RunRecorder {
     const v2 = run.chain_version === 2;
     const prev = run.head_hash ?? (v2 && run.genesis_json !== null ? sha256Hex(run.genesis_json) : genesisHash(identityOf(run)));
     const at = this.now().toISOString();
-    if (png) this.sql.putScreenshot.run({ sha256: step.screenshotHash, png, bytes: png.byteLength, at });
+    for (const [png, sha256] of [
+      [pngs.before, step.screenshotHash],
+      [pngs.after, step.afterScreenshotHash],
+      [pngs.fullPage, step.fullPageHash],
+    ] as const) {
+      if (png && sha256) this.sql.putScreenshot.run({ sha256, png, bytes: png.byteLength, at });
+    }
     const hash = stepHash(prev, json, step.screenshotHash);
     this.sql.insertStep.run({
       run_id: step.runId,
@@ -433,6 +433,8 @@ export class Store implements RunRecorder {
       json,
       observation_hash: step.observationHash,
       screenshot_hash: step.screenshotHash,
+      after_hash: step.afterScreenshotHash ?? null,
+      full_page_hash: step.fullPageHash ?? null,
       hash,
       at,
     });
@@ -501,8 +503,8 @@ export class Store implements RunRecorder {
   private addOutcome(runId: string, at: string): void {
     const run = this.requireRun(runId);
     const receipt = (this.sql.receiptMessages.all(runId) as string[])
-      .map((m) => /\bsha256 ([0-9a-f]{64})\b/.exec(m)?.[1])
-      .filter((h): h is string => h !== undefined)
+      .map(receiptSha256In)
+      .filter((h): h is string => h !== null)
       .at(-1);
     const r = runFromRow(run);
     this.addEvent(
@@ -582,7 +584,29 @@ interface StepRow {
   json: string;
   hash: string;
   screenshot_hash: string | null;
+  after_hash: string | null;
+  full_page_hash: string | null;
   observation_hash: string;
+}
+
+/** A step's pictures as checked PNG bytes, each matching the hash the step names for it. */
+interface StepPngs {
+  before: Buffer | null;
+  after: Buffer | null;
+  fullPage: Buffer | null;
+}
+
+/** Checks one picture against the hash its step names: a PNG whose sha256 it is, or neither. */
+function pictureBytes(what: string, name: string, field: string, bytes: Uint8Array | null, named: string | null): Buffer | null {
+  if (!bytes) {
+    if (named !== null) throw new Error(`Refused to record ${what}: it names ${name} ${named} (${field}) but no PNG was given. Nothing was written.`);
+    return null;
+  }
+  const png = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error(`Refused to record ${what}: its ${name} is not a PNG. Nothing was written.`);
+  const actual = sha256Hex(png);
+  if (actual !== named) throw new Error(`Refused to record ${what}: its ${field} ${named ?? 'null'} is not the sha256 of the PNG given (${actual}). Nothing was written.`);
+  return png;
 }
 
 function identityOf(row: RunRow) {
@@ -650,11 +674,11 @@ function prepareStatements(db: Database.Database) {
     advanceChain: db.prepare('UPDATE runs SET record_count = record_count + 1, head_hash = @head WHERE id = @id'),
     liveRuns: db.prepare('SELECT * FROM runs WHERE status IN (SELECT value FROM json_each(?))'),
     insertStep: db.prepare(`
-      INSERT INTO steps (run_id, idx, pos, json, observation_hash, screenshot_hash, hash, recorded_at)
-      VALUES (@run_id, @idx, @pos, @json, @observation_hash, @screenshot_hash, @hash, @at)`),
+      INSERT INTO steps (run_id, idx, pos, json, observation_hash, screenshot_hash, after_hash, full_page_hash, hash, recorded_at)
+      VALUES (@run_id, @idx, @pos, @json, @observation_hash, @screenshot_hash, @after_hash, @full_page_hash, @hash, @at)`),
     stepJsons: db.prepare('SELECT json FROM steps WHERE run_id = ? ORDER BY idx').pluck(),
     stepJson: db.prepare('SELECT json FROM steps WHERE run_id = ? AND idx = ?').pluck(),
-    stepRows: db.prepare('SELECT idx, pos, json, hash, screenshot_hash, observation_hash FROM steps WHERE run_id = ? ORDER BY idx'),
+    stepRows: db.prepare('SELECT idx, pos, json, hash, screenshot_hash, after_hash, full_page_hash, observation_hash FROM steps WHERE run_id = ? ORDER BY idx'),
     // A purged blob seen again gets its bytes back (same hash, so same bytes).
     putScreenshot: db.prepare(`
       INSERT INTO screenshots (sha256, png, bytes, first_seen_at) VALUES (@sha256, @png, @bytes, @at)
@@ -687,13 +711,13 @@ function prepareStatements(db: Database.Database) {
     purgeableBlobs: db.prepare(`
       SELECT sha256, bytes FROM screenshots
       WHERE png IS NOT NULL
-        AND sha256 IN (SELECT screenshot_hash FROM steps WHERE run_id IN (SELECT run_id FROM purge_scope))
-        AND NOT EXISTS (SELECT 1 FROM steps AS s
-                        WHERE s.screenshot_hash = screenshots.sha256 AND s.run_id NOT IN (SELECT run_id FROM purge_scope))`),
+        AND sha256 IN (SELECT sha256 FROM step_screenshots WHERE run_id IN (SELECT run_id FROM purge_scope))
+        AND NOT EXISTS (SELECT 1 FROM step_screenshots AS s
+                        WHERE s.sha256 = screenshots.sha256 AND s.run_id NOT IN (SELECT run_id FROM purge_scope))`),
     dropBlob: db.prepare('UPDATE screenshots SET png = NULL, purged_at = ? WHERE sha256 = ?'),
     dropPayloads: db.prepare('DELETE FROM model_payloads WHERE run_id IN (SELECT run_id FROM purge_scope)'),
     scopeRuns: db.prepare('SELECT run_id FROM purge_scope ORDER BY run_id').pluck(),
-    runScreenshots: db.prepare('SELECT DISTINCT screenshot_hash FROM steps WHERE run_id = ? AND screenshot_hash IS NOT NULL').pluck(),
+    runScreenshots: db.prepare('SELECT DISTINCT sha256 FROM step_screenshots WHERE run_id = ?').pluck(),
     markPurged: db.prepare('UPDATE runs SET purged_at = ? WHERE id = ?'),
   };
 }
