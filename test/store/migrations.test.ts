@@ -19,6 +19,7 @@ const SHIPPED = [
   [2, 'a4d6e442fda381b6530d2b8a553a14a9515da27aeb088f94831ea7d13a7033c5'],
   [3, '33818d7c6dc8e3562ffb1fcb202c441be3ce192b7bd4ba523bb0ee17821065b8'],
   [4, '5872ae5835d9e59ac112dbb80ed16ed660724df4c0f8dedd2751cb0af8c76300'],
+  [5, 'b3d38179b2bf7076b3f78dc5da83287f5dcfdadf57c4a969368a4bc63416ae96'],
 ] as const;
 
 describe('migrations', () => {
