@@ -205,6 +205,27 @@ export const MIGRATIONS: readonly Migration[] = [
       UNION ALL SELECT run_id, idx, 'full_page' AS kind, full_page_hash AS sha256 FROM steps WHERE full_page_hash IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'learned routes',
+    // One route per portal and task (src/shared/route.ts): the JSON is the truth, checked against
+    // its schema on every read; version, status and failures are query copies the reader checks
+    // against it. A route holds field names and control identities, never case values.
+    sql: `
+      CREATE TABLE routes (
+        portal       TEXT NOT NULL,
+        task         TEXT NOT NULL,
+        version      INTEGER NOT NULL CHECK (version >= 1),
+        status       TEXT NOT NULL CHECK (status IN ('active', 'retired')),
+        failures     INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+        route_json   TEXT NOT NULL,
+        learned_from TEXT NOT NULL,
+        created_at   TEXT NOT NULL,
+        updated_at   TEXT NOT NULL,
+        PRIMARY KEY (portal, task)
+      ) STRICT;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

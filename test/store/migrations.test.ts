@@ -20,6 +20,7 @@ const SHIPPED = [
   [3, '33818d7c6dc8e3562ffb1fcb202c441be3ce192b7bd4ba523bb0ee17821065b8'],
   [4, '5872ae5835d9e59ac112dbb80ed16ed660724df4c0f8dedd2751cb0af8c76300'],
   [5, 'b3d38179b2bf7076b3f78dc5da83287f5dcfdadf57c4a969368a4bc63416ae96'],
+  [6, '4f6e1765941793db98af2da2f0b437b72e2f73a362fa4ba78cc5980711504c14'],
 ] as const;
 
 describe('migrations', () => {

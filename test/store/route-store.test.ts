@@ -1,0 +1,87 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Route } from '../../src/shared/route';
+import { openRouteStore, RouteStoreError } from '../../src/store/route-store';
+
+const dir = mkdtempSync(join(tmpdir(), 'pd-routes-'));
+const opened: Array<{ close(): void }> = [];
+afterEach(() => opened.splice(0).forEach((s) => s.close()));
+
+function route(overrides: Partial<Route> = {}): Route {
+  return {
+    portal: 'shops',
+    task: 'shop-registration-renewal',
+    version: 1,
+    status: 'active',
+    failures: 0,
+    steps: [
+      {
+        signature: { flowStep: 'step # of #: establishment details', headings: ['establishment details'], controls: ['button|save and continue|', 'textbox|business name|'] },
+        actions: [
+          { type: 'fill', control: { role: 'textbox', name: 'business name', nth: 0, of: 1 }, field: 'business_name' },
+          { type: 'click', control: { role: 'button', name: 'save and continue', nth: 0, of: 1 } },
+        ],
+      },
+    ],
+    learnedFrom: 'run-1',
+    healedSteps: 0,
+    createdAt: '2026-12-04T02:00:00.000Z',
+    updatedAt: '2026-12-04T02:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function open(name: string) {
+  const store = openRouteStore(join(dir, `${name}.sqlite`));
+  opened.push(store);
+  return store;
+}
+
+describe('SQLite route store (migration 6)', () => {
+  it('keeps one route per portal and task, replaces it on save, lists and deletes it', async () => {
+    const store = open('a');
+    expect(await store.getRoute('shops', 'shop-registration-renewal')).toBeNull();
+    await store.saveRoute(route());
+    await store.saveRoute(route({ task: 'other-task' }));
+    await store.saveRoute(route({ version: 2, learnedFrom: 'run-2', updatedAt: '2026-12-04T03:00:00.000Z' }));
+    const got = await store.getRoute('shops', 'shop-registration-renewal');
+    expect(got).toMatchObject({ version: 2, learnedFrom: 'run-2', createdAt: '2026-12-04T02:00:00.000Z' });
+    expect((await store.listRoutes()).map((r) => `${r.task} v${r.version}`)).toEqual(['other-task v1', 'shop-registration-renewal v2']);
+    expect(await store.deleteRoute('shops', 'other-task')).toBe(true);
+    expect(await store.deleteRoute('shops', 'other-task')).toBe(false);
+    expect((await store.listRoutes()).length).toBe(1);
+  });
+
+  it('refuses to save a route that fails the schema (a goto is never part of a route)', async () => {
+    const store = open('b');
+    const bad = route();
+    (bad.steps[0]!.actions as unknown[]).push({ type: 'goto', url: 'https://evil.example/' });
+    await expect(store.saveRoute(bad)).rejects.toThrow();
+    expect(await store.getRoute('shops', 'shop-registration-renewal')).toBeNull();
+  });
+
+  it('a row edited in the database is refused, not followed: bad JSON, a schema break, a column that disagrees with the JSON', async () => {
+    const path = join(dir, 'c.sqlite');
+    const store = openRouteStore(path);
+    opened.push(store);
+    await store.saveRoute(route());
+    const raw = new Database(path);
+    try {
+      raw.prepare("UPDATE routes SET status = 'retired'").run();
+      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/disagrees with its own row/);
+      const tampered = route();
+      (tampered.steps[0]!.actions as unknown[]).push({ type: 'goto', url: 'https://evil.example/' });
+      raw.prepare("UPDATE routes SET status = 'active', route_json = ?").run(JSON.stringify(tampered));
+      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(RouteStoreError);
+      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/steps\.0\.actions\.2\.type/);
+      raw.prepare("UPDATE routes SET route_json = '{'").run();
+      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/not valid JSON/);
+      expect(await store.listRoutes()).toEqual([]);
+    } finally {
+      raw.close();
+    }
+  });
+});
