@@ -198,8 +198,10 @@ function caseValues(caseJson: string): CaseValues {
  * One-time codes are never shown. A clerk's answer is shown only when the run recorded it in its
  * case JSON, which the engine does for missing values and never for security answers.
  */
-function provenanceOf(p: { source: 'case' | 'clerk' | 'otp'; field: string }, values: CaseValues): ReplayProvenance {
+function provenanceOf(p: { source: 'case' | 'clerk' | 'otp'; field: string; format?: string; document?: ReplayProvenance['document'] }, values: CaseValues): ReplayProvenance {
   if (p.source === 'otp') return { source: p.source, field: p.field, withheld: true };
+  if (p.document) return { source: p.source, field: p.field, withheld: false, document: p.document };
+  if (p.format) return { ...provenanceOf({ source: p.source, field: p.field }, values), format: p.format };
   const pool = p.source === 'case' ? values.fields : values.clerkValues;
   const value = Object.hasOwn(pool, p.field) ? pool[p.field] : undefined;
   if (typeof value === 'string') return { source: p.source, field: p.field, value, withheld: false };

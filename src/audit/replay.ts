@@ -72,6 +72,10 @@ export const ReplayProvenance = z.object({
   field: z.string(),
   value: z.string().optional(),
   withheld: z.boolean(),
+  /** The format code wrote the value in, when the fill named one. */
+  format: z.string().optional(),
+  /** An uploaded case document: its file, size and sha256 as attached. */
+  document: z.object({ file: z.string(), bytes: z.number(), sha256: z.string() }).optional(),
 });
 export type ReplayProvenance = z.infer<typeof ReplayProvenance>;
 

@@ -309,9 +309,11 @@ function actionText(a: ReplayAction): string {
 function provenanceCell(a: ReplayAction): SafeHtml {
   const p = a.provenance;
   if (!p) return html`<span class="none">—</span>`;
+  if (p.document) return html`<span class="value">${p.document.file}</span><span class="why">case document <code>${p.field}</code>, ${String(p.document.bytes)} bytes, sha256 <code>${p.document.sha256}</code></span>`;
   const from = p.source === 'case' ? 'case field' : p.source === 'clerk' ? 'clerk’s answer for' : 'one-time code for';
+  const format = p.format ? html`<span class="why">written as <code>${p.format}</code></span>` : '';
   const value = p.withheld ? html`<span class="value none">value withheld (secret)</span>` : p.value !== undefined ? html`<span class="value">“${p.value}”</span>` : '';
-  return html`${value}<span class="why">${from} <code>${p.field}</code></span>`;
+  return html`${value}<span class="why">${from} <code>${p.field}</code></span>${format}`;
 }
 
 function approvalCell(a: ReplayAction): SafeHtml {

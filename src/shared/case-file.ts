@@ -34,6 +34,12 @@ const fieldKey = z
   .max(80)
   .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a field name is letters, digits and underscores, starting with a letter');
 
+/** A document's path as a case file writes it: relative, forward slashes, no `..`, no hidden parts. */
+const documentPath = portalText(300)
+  .pipe(z.string().min(1))
+  .refine((p) => !p.startsWith('/') && !/^[A-Za-z]:/.test(p) && !p.includes('\\'), 'a document path is relative to the case file\'s folder, written with forward slashes')
+  .refine((p) => p.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), 'a document path has no empty, "." or ".." parts: it stays inside the case file\'s folder');
+
 /**
  * A client's case file: what the office knows and wants filed. Values in here are the only
  * text the agent may type (plus codes the clerk types).
@@ -53,6 +59,16 @@ export const CaseFile = z.strictObject({
   aliases: z.record(fieldKey, z.array(portalText(200).pipe(z.string().min(1)))).default({}),
   /** Declarations the clerk has confirmed with the client and that may be ticked (checkbox labels, or parts of them). */
   declarations: z.array(portalText(300).pipe(z.string().min(1))).default([]),
+  /**
+   * Documents the agent may attach, by name: a path relative to the case file's folder
+   * (`"id_proof": "anand/pan.pdf"`). Only these can be uploaded, and only from inside that folder.
+   */
+  documents: z.record(fieldKey, documentPath).default({}),
+  /**
+   * Set by the loader, never written in a case file (one that names it is refused): the real path
+   * of the folder the case file was read from, where its documents must lie.
+   */
+  folder: z.string().min(1).max(4096).optional(),
   /** Free-text note for the clerk; never shown to the model. */
   note: portalText(2000, true).optional(),
 });

@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import type { Action } from '../../shared/action';
 import type { FieldValue } from '../../shared/case-file';
+import type { CaseDocument } from '../case/documents';
 import type { Control } from '../../shared/observation';
 import type { Outcome } from '../../shared/outcome';
 import { LivePageRead } from '../observe/observer';
@@ -31,16 +32,19 @@ export interface ExecuteOptions {
 /** Actions that only type into the page; a run of them settles once, after the last (see SettleOptions.moreTypingFollows). */
 export const TYPING_ACTIONS: ReadonlySet<Action['type']> = new Set(['fill', 'select', 'check']);
 
+/** What code hands the executor with an action: the text of a fill / select, the document of an upload. */
+export type ActionValue = FieldValue | CaseDocument;
+
 export interface BatchItem {
   action: Action;
-  /** The resolved value for fill / select. */
-  value?: FieldValue | null;
+  /** The resolved value for fill / select, the checked document for upload. */
+  value?: ActionValue | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 15_000;
 /** Quiet windows per action: typing rarely starts async work, clicks often do. */
-const QUIET_MS: Record<string, number> = { fill: 50, check: 75, select: 75, click: 100, press: 100, goto: 100 };
+const QUIET_MS: Record<string, number> = { fill: 50, check: 75, select: 75, upload: 100, click: 100, press: 100, goto: 100 };
 
 /** Raised inside the executor to end an action with a given outcome. */
 class Stop extends Error {
@@ -52,7 +56,8 @@ class Stop extends Error {
   }
 }
 
-export async function executeAction(page: Page, read: PageRead, action: Action, value?: FieldValue | null, options: ExecuteOptions = {}): Promise<Outcome> {
+export async function executeAction(page: Page, read: PageRead, action: Action, given?: ActionValue | null, options: ExecuteOptions = {}): Promise<Outcome> {
+  const value = isDocument(given) ? undefined : given;
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -92,6 +97,9 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
         break;
       case 'check':
         await check(locator!, control!, action.checked, timeout);
+        break;
+      case 'upload':
+        message = await upload(locator!, control!, isDocument(given) ? given : undefined, timeout);
         break;
       case 'press':
         await page.keyboard.press(action.key === 'Space' ? ' ' : action.key);
@@ -147,6 +155,27 @@ async function fill(locator: Locator, control: Control, value: FieldValue | null
   if (!(await locator.isEditable({ timeout: Math.min(timeout, 1_000) }))) throw new Stop('error', `${control.label} is disabled or read-only`);
   await locator.fill(value, { timeout });
   return undefined;
+}
+
+function isDocument(value: ActionValue | null | undefined): value is CaseDocument {
+  return typeof value === 'object' && value !== null && 'sha256' in value;
+}
+
+/**
+ * Attaches a checked case document to a file input (its bytes, as read and hashed by code), then
+ * reads the input back: one file, of that name and size, or the upload is reported as not taken.
+ */
+async function upload(locator: Locator, control: Control, document: CaseDocument | undefined, timeout: number): Promise<string> {
+  if (!document) throw new Stop('error', `upload needs a checked case document for ${control.label}; nothing was attached`);
+  const kind = await locator.evaluate((el) => (el instanceof HTMLInputElement ? { file: el.type === 'file', disabled: el.disabled, multiple: el.multiple } : null), undefined, { timeout });
+  if (!kind?.file) throw new Stop('error', `${control.label} is not a file input; nothing was attached`);
+  if (kind.disabled) throw new Stop('error', `${control.label} is disabled`);
+  await locator.setInputFiles({ name: document.file, mimeType: document.mimeType, buffer: document.bytes }, { timeout });
+  const held = await locator.evaluate((el) => Array.from((el as HTMLInputElement).files ?? []).map((f) => ({ name: f.name, size: f.size })), undefined, { timeout });
+  if (held.length !== 1 || held[0]!.name !== document.file || held[0]!.size !== document.bytes.length) {
+    throw new Stop('error', `${control.label} does not hold ${document.file} after the upload (it holds ${held.map((f) => `${f.name}, ${f.size} bytes`).join('; ') || 'nothing'})`);
+  }
+  return `attached ${document.file} (${document.bytes.length} bytes, sha256 ${document.sha256.slice(0, 16)}…)`;
 }
 
 async function check(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<void> {

@@ -10,8 +10,10 @@ import { provenanceRule } from './rules/provenance';
 import { riskyControlRule } from './rules/risky-control';
 import { allow, block, type GuardRule } from './rules/rule';
 import { unknownRefRule } from './rules/unknown-ref';
+import { uploadRule } from './rules/upload';
 
 export { resolveValue, type ValueAction } from './rules/provenance';
+export { resolveDocument } from './rules/upload';
 export { isAllowedUrl, type HostPolicy, type UrlCheck } from '../../shared/allowed-hosts';
 
 /**
@@ -25,6 +27,7 @@ export const GUARD_RULES: readonly GuardRule[] = [
   offHostLinkRule,
   offHostFrameRule,
   provenanceRule,
+  uploadRule,
   riskyControlRule,
   declarationRule,
   finalReviewRule,

@@ -2,6 +2,7 @@ import type { Action } from '../../../shared/action';
 import type { FieldValue } from '../../../shared/case-file';
 import type { Provenance } from '../../../shared/verdict';
 import { shorten } from '../../../shared/allowed-hosts';
+import { formatValue, formatWords } from '../../../shared/value-format';
 import type { GuardContext } from '../guard-context';
 import { allow, block, type GuardRule } from './rule';
 
@@ -16,7 +17,7 @@ interface FoundValue {
 /** Input types nothing may be typed into by the agent, and why. */
 const NOT_TYPED: Readonly<Record<string, string>> = {
   password: 'it is a password box: signing in is done by code from the vault, never by the agent',
-  file: 'it is a file upload: attaching documents is left to the clerk',
+  file: 'it is a file upload: attach one of the case documents with upload (naming the document)',
   checkbox: 'it is a checkbox: tick or untick it with check (naming the case field in field)',
   radio: 'it is a radio button: choose the option whose label is the case value with check, naming the case field in field',
 };
@@ -60,6 +61,11 @@ export const provenanceRule: GuardRule = {
     if (control && refusal) return block('provenance', `Nothing is typed into ${control.label}: ${refusal}.`);
     const from = found.provenance.source === 'clerk' ? 'the clerk’s answer for' : 'case field';
     const verb = action.type === 'fill' ? 'Types' : 'Selects';
+    if (action.type === 'fill' && action.format) {
+      const formatted = formatValue(found.value, action.format);
+      if (!formatted.ok) return block('provenance', `Case field "${action.field}" cannot be typed ${formatWords(action.format)}: ${formatted.reason}.`);
+      return allow('provenance', `${verb} ${from} "${action.field}" ${formatWords(action.format)}${control ? ` into ${control.label}` : ''}.`, { ...found.provenance, format: action.format });
+    }
     return allow('provenance', `${verb} ${from} "${action.field}"${control ? ` into ${control.label}` : ''}.`, found.provenance);
   },
 };
@@ -100,12 +106,17 @@ function checkChoice(action: Extract<Action, { type: 'check' }>, ctx: GuardConte
 
 /**
  * The text the executor types or selects for a `fill`/`select`: always from the case file or the
- * clerk, never from the model. Throws when there is no such text (the guard blocks those actions,
+ * clerk, never from the model; a `fill` that names a format gets the value written that way by code. Throws when there is no such text (the guard blocks those actions,
  * so a throw here means a caller skipped the guard; failing the run is the safe answer).
  */
 export function resolveValue(action: ValueAction, ctx: Pick<GuardContext, 'caseFile' | 'clerkValues'>): string {
   const found = findValue(action.field, ctx);
   if (!found) throw new Error(`No case field named "${shorten(action.field, 80)}"; nothing was typed`);
   if (typeof found.value !== 'string') throw new Error(`Case field "${action.field}" is a yes/no answer, not text; nothing was typed`);
+  if (action.type === 'fill' && action.format) {
+    const formatted = formatValue(found.value, action.format);
+    if (!formatted.ok) throw new Error(`Case field "${action.field}" cannot be typed ${formatWords(action.format)} (${formatted.reason}); nothing was typed`);
+    return formatted.text;
+  }
   return found.value;
 }

@@ -36,11 +36,20 @@ function Provenance({ action, values }: { action: StepAction; values: CaseValues
   if (!field) return null;
   const source = p?.source ?? 'case';
   if (source === 'otp') return <span className="provenance">← one-time code typed by the clerk (not shown)</span>;
+  if (p?.document) {
+    return (
+      <span className="provenance">
+        ← case document <code>{field}</code>
+        <span className="value"> {p.document.file}, {p.document.bytes} bytes, sha256 <code>{p.document.sha256.slice(0, 16)}…</code></span>
+      </span>
+    );
+  }
   const value = source === 'clerk' ? values?.clerk[field] : values?.fields[field];
   return (
     <span className="provenance">
       ← {source === 'clerk' ? 'clerk answer' : 'case field'} <code>{field}</code>
       {value !== undefined && <span className="value"> “{String(value)}”</span>}
+      {p?.format && <span className="value"> written as {p.format}</span>}
     </span>
   );
 }
