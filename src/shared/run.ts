@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Action } from './action';
 import { Observation } from './observation';
 import { Outcome } from './outcome';
+import { StepSource } from './route';
 import { Verdict } from './verdict';
 
 /** Where a run is. `done`, `failed` and `blocked` are final; only `done` is success. */
@@ -105,6 +106,8 @@ export const StepRecord = z.object({
   fullPageHash: z.string().nullable().optional(),
   reasoning: z.string(),
   model: ModelCall.nullable(),
+  /** Where the turn's actions came from: the learned route or the planner (code's own steps, and steps before routes, have none). */
+  source: StepSource.optional(),
   actions: z.array(StepAction),
   events: z.array(StepEvent),
 });

@@ -1,5 +1,6 @@
 import type { Turn } from '../../shared/action';
 import type { Observation } from '../../shared/observation';
+import type { StepSource } from '../../shared/route';
 import type { ModelCall, StepAction } from '../../shared/run';
 import { PortalDeskError } from '../../base/portal-desk-error';
 
@@ -31,6 +32,8 @@ export interface PlanResult {
   turn: Turn;
   /** The model call behind the turn (null for planners that call no model). */
   call: ModelCall | null;
+  /** Where the turn came from when a planner decorates another (the learned route's follower); recorded on the step. */
+  source?: StepSource;
 }
 
 /**
