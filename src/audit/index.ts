@@ -9,4 +9,4 @@ export { formatBytes, parseAge, planPurge, type Age, type PurgePlan } from './re
 export { buildRunReport, replayJson, type RunReport } from './run-report';
 export { looksLikeExportFile, openExistingStore, StoreNotFoundError } from './open-store';
 export { assertNoSecrets, finalScan, SecretInReportError, type SecretGuardOptions, type SecretScan } from './secret-scan';
-export { appendHead, checkHeads, HEAD_LOG_HEADER, HeadLogError, parseHeadLog, readHeadLog, type HeadCheck, type HeadLogEntry } from './head-log';
+export { appendHead, checkHeadLogChain, checkHeads, HEAD_LOG_HEADER, HEAD_LOG_START, headLink, HeadLogError, parseHeadLog, readHeadLog, type HeadCheck, type HeadLogEntry } from './head-log';

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../src/base/canonical-json';
 import { appendHead, checkHeads, parseHeadLog, readHeadLog } from '../../src/audit';
-import { eventChainJson, eventHash, openStore, stepHash, verifyExport, type ChainRecordRef, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
-import { buildStep, newRun, png, tempDbPath, tempDir } from './fixtures';
+import { eventChainJson, eventHash, stepHash, verifyExport, type ChainRecordRef, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
+import { eachStore, storeTarget, type Backend, type StoreTarget } from './backends';
+import { buildStep, newRun, png, tempDir } from './fixtures';
 
 /**
  * Chain format 2: every fact a report shows is chained. Each test edits one field of a finished
@@ -14,16 +14,11 @@ import { buildStep, newRun, png, tempDbPath, tempDir } from './fixtures';
  */
 const RUN = 'run-2026-03-02-a1';
 const RECEIPT = sha256Hex('the acknowledgement page');
-const opened: { close(): void }[] = [];
-afterEach(() => {
-  while (opened.length) opened.pop()?.close();
-});
 
 /** A finished run: 4 steps (an approval at 2, a receipt at 3), a clerk answer saved into the case copy, then done. */
-async function finishedRun(): Promise<{ path: string; store: Store }> {
-  const path = tempDbPath();
-  const store = openStore(path);
-  opened.push(store);
+async function finishedRun(kind: Backend): Promise<{ path: StoreTarget; store: Store }> {
+  const path = await storeTarget(kind);
+  const store = await path.open();
   await store.createRun(newRun({ reason: 'Starting' }));
   for (let i = 0; i < 4; i++) {
     const events =
@@ -40,18 +35,10 @@ async function finishedRun(): Promise<{ path: string; store: Store }> {
   return { path, store };
 }
 
-/** What an attacker with the file does: drop the append-only guards, then write. */
-function tamper(path: string, sql: string, ...params: unknown[]): void {
-  const raw = new Database(path);
-  try {
-    raw.exec(
-      'DROP TRIGGER IF EXISTS steps_no_update; DROP TRIGGER IF EXISTS steps_no_delete; DROP TRIGGER IF EXISTS run_events_no_update; ' +
-        'DROP TRIGGER IF EXISTS run_events_no_delete; DROP TRIGGER IF EXISTS screenshots_fixed_bytes; DROP TRIGGER IF EXISTS runs_genesis_fixed',
-    );
-    raw.prepare(sql).run(...params);
-  } finally {
-    raw.close();
-  }
+/** What an attacker with the database does: drop the append-only guards, then write. */
+async function tamper(target: StoreTarget, sql: string, ...params: unknown[]): Promise<void> {
+  await target.dropGuards();
+  await target.rows(sql, ...params);
 }
 
 function exportCopy(exp: RunExportV2): RunExportV2 {
@@ -63,9 +50,9 @@ function broken(v: VerifyResult): { field?: string; problem: string; where?: str
   return v;
 }
 
-describe('chain format 2 in the store', () => {
+eachStore('chain format 2 in the store', (kind) => {
   it('verifies a finished run and says what it covers and cannot prove', async () => {
-    const { store } = await finishedRun();
+    const { store } = await finishedRun(kind);
     const v = await store.verifyRun(RUN);
     expect(v).toMatchObject({ ok: true, format: 2, steps: 4, checkedScreenshots: 4, purgedScreenshots: 0 });
     if (!v.ok) return;
@@ -99,35 +86,35 @@ describe('chain format 2 in the store', () => {
   ];
   for (const [what, sql, params, field] of edits) {
     it(`names the field when ${what} is edited in the store`, async () => {
-      const { path, store } = await finishedRun();
-      tamper(path, sql, ...params);
+      const { path, store } = await finishedRun(kind);
+      await tamper(path, sql, ...params);
       const v = broken(await store.verifyRun(RUN));
       expect(v.field, v.problem).toMatch(field);
     });
   }
 
   it('lets screenshots purged by retention verify, and only those', async () => {
-    const { path, store } = await finishedRun();
+    const { path, store } = await finishedRun(kind);
     await store.purge({ olderThanMs: 0, now: new Date('2026-09-01T00:00:00.000Z') });
     expect(await store.verifyRun(RUN)).toMatchObject({ ok: true, purgedScreenshots: 4, checkedScreenshots: 0 });
     const purge = (await store.auditTrail(RUN)).at(-1)!;
     expect(purge).toMatchObject({ type: 'purged', set: { screenshots: expect.any(Array) } });
     expect((purge.set!.screenshots as string[]).length).toBe(4);
     // Removing the purge record leaves screenshots gone with nothing in the chain to say why.
-    tamper(path, "DELETE FROM run_events WHERE run_id = ? AND type = 'purged'", RUN);
-    tamper(path, 'UPDATE runs SET record_count = record_count - 1, head_hash = (SELECT hash FROM run_events WHERE run_id = ? AND type = ?) WHERE id = ?', RUN, 'outcome', RUN);
+    await tamper(path, "DELETE FROM run_events WHERE run_id = ? AND type = 'purged'", RUN);
+    await tamper(path, 'UPDATE runs SET record_count = record_count - 1, head_hash = (SELECT hash FROM run_events WHERE run_id = ? AND type = ?) WHERE id = ?', RUN, 'outcome', RUN);
     expect(broken(await store.verifyRun(RUN)).field).toMatch(/^screenshots\./);
   });
 
   it('refuses two audit events swapped in the trail (the report lists them in stored order), though each keeps its hash', async () => {
-    const { path, store } = await finishedRun();
+    const { path, store } = await finishedRun(kind);
     const trail = await store.auditTrail(RUN);
     const [status, outcome] = trail.slice(-2);
     expect([status!.type, outcome!.type]).toEqual(['status', 'outcome']);
     // seq is the trail's order; swapped, the outcome reads before the status change that caused it.
-    tamper(path, 'UPDATE run_events SET seq = -1 WHERE seq = ?', outcome!.seq);
-    tamper(path, 'UPDATE run_events SET seq = ? WHERE seq = ?', outcome!.seq, status!.seq);
-    tamper(path, 'UPDATE run_events SET seq = ? WHERE seq = -1', status!.seq);
+    await tamper(path, 'UPDATE run_events SET seq = -1 WHERE seq = ?', outcome!.seq);
+    await tamper(path, 'UPDATE run_events SET seq = ? WHERE seq = ?', outcome!.seq, status!.seq);
+    await tamper(path, 'UPDATE run_events SET seq = ? WHERE seq = -1', status!.seq);
     expect((await store.auditTrail(RUN)).slice(-2).map((e) => e.type)).toEqual(['outcome', 'status']);
     const v = broken(await store.verifyRun(RUN));
     expect(v.field, v.problem).toBe('auditTrail[6]');
@@ -135,12 +122,12 @@ describe('chain format 2 in the store', () => {
   });
 
   it('refuses a step recorded after the outcome, even with its hash recomputed', async () => {
-    const { path, store } = await finishedRun();
+    const { path, store } = await finishedRun(kind);
     const run = (await store.getRun(RUN))!;
     const { step } = buildStep(RUN, 4, { screenshot: null });
     const json = canonicalJson(step);
     const hash = stepHash(run.headHash!, json, null);
-    tamper(
+    await tamper(
       path,
       "INSERT INTO steps (run_id, idx, pos, json, observation_hash, hash, recorded_at) VALUES (?, 4, 8, ?, ?, ?, '2026-03-02T09:17:00.000Z')",
       RUN,
@@ -148,14 +135,14 @@ describe('chain format 2 in the store', () => {
       step.observationHash,
       hash,
     );
-    tamper(path, 'UPDATE runs SET step_count = 5, record_count = 9, head_hash = ?, input_tokens = input_tokens + 4210, output_tokens = output_tokens + 188, cache_read_tokens = cache_read_tokens + 3900, cost_usd = cost_usd + 0.00421 WHERE id = ?', hash, RUN);
+    await tamper(path, 'UPDATE runs SET step_count = 5, record_count = 9, head_hash = ?, input_tokens = input_tokens + 4210, output_tokens = output_tokens + 188, cache_read_tokens = cache_read_tokens + 3900, cost_usd = cost_usd + 0.00421 WHERE id = ?', hash, RUN);
     const v = broken(await store.verifyRun(RUN));
     expect(v.problem).toMatch(/after the run's final outcome/);
     expect(v.field).toBe('steps[4]');
   });
 });
 
-describe('chain format 2 in exports', () => {
+eachStore('chain format 2 in exports', (kind) => {
   type Edit = [string, (e: RunExportV2) => void, RegExp];
   const edits: Edit[] = [
     ['the case copy', (e) => (e.run.caseJson = e.run.caseJson.replace('Lakshmi Stores', 'Lakshmi Storez')), /^caseJson$/],
@@ -171,7 +158,7 @@ describe('chain format 2 in exports', () => {
   ];
   for (const [what, edit, field] of edits) {
     it(`names the field when ${what} is edited in an export`, async () => {
-      const { store } = await finishedRun();
+      const { store } = await finishedRun(kind);
       const exp = exportCopy((await store.exportRun(RUN)) as RunExportV2);
       expect(verifyExport(exp)).toMatchObject({ ok: true, format: 2 });
       edit(exp);
@@ -181,7 +168,7 @@ describe('chain format 2 in exports', () => {
   }
 
   it('refuses two audit events swapped in the export (pos and hash kept, so only the order is wrong)', async () => {
-    const { store } = await finishedRun();
+    const { store } = await finishedRun(kind);
     const exp = exportCopy((await store.exportRun(RUN)) as RunExportV2);
     const n = exp.auditTrail.length;
     [exp.auditTrail[n - 2], exp.auditTrail[n - 1]] = [exp.auditTrail[n - 1]!, exp.auditTrail[n - 2]!];
@@ -191,7 +178,7 @@ describe('chain format 2 in exports', () => {
   });
 
   it('an emptied audit trail fails even with --expect-head given the true head', async () => {
-    const { store } = await finishedRun();
+    const { store } = await finishedRun(kind);
     const head = (await store.getRun(RUN))!.headHash!;
     const exp = exportCopy((await store.exportRun(RUN)) as RunExportV2);
     exp.auditTrail = [];
@@ -199,7 +186,7 @@ describe('chain format 2 in exports', () => {
   });
 
   it('a head kept before a purge still anchors the purged export; one kept mid-run does not pass a finished run', async () => {
-    const { store } = await finishedRun();
+    const { store } = await finishedRun(kind);
     const before = (await store.getRun(RUN))!.headHash!;
     await store.purge({ olderThanMs: 0, now: new Date('2026-09-01T00:00:00.000Z') });
     const after = (await store.exportRun(RUN)) as RunExportV2;
@@ -233,14 +220,14 @@ function rechain(exp: RunExportV2): void {
 
 describe('the head log', () => {
   it('catches a whole chain rewritten from its genesis, which verifies as intact on its own', async () => {
-    const { store } = await finishedRun();
+    const { store } = await finishedRun('sqlite');
     const dir = tempDir();
     const log = join(dir, 'heads.log');
     const records: ChainRecordRef[] = [];
     const v = await store.verifyRun(RUN, { onRecord: (r) => records.push(r) });
     expect(v.ok).toBe(true);
     const line = appendHead(log, { keptAt: '2026-03-02T09:16:01.000Z', runId: RUN, records: records.length, head: v.ok ? v.headHash! : '', status: 'done' });
-    expect(line).toBe(`2026-03-02T09:16:01.000Z ${RUN} 8 ${v.ok ? v.headHash : ''} done`);
+    expect(line).toMatch(new RegExp(`^2026-03-02T09:16:01.000Z ${RUN} 8 ${v.ok ? v.headHash : ''} done [0-9a-f]{64}$`));
     appendHead(log, { keptAt: '2026-03-02T09:20:00.000Z', runId: 'run-other', records: 3, head: 'a'.repeat(64), status: 'failed' });
     const entries = readHeadLog(log);
     expect(entries.map((e) => e.runId)).toEqual([RUN, 'run-other']);
@@ -271,27 +258,22 @@ describe('the head log', () => {
   });
 });
 
-describe('runs recorded before chain format 2', () => {
+eachStore('runs recorded before chain format 2', (kind) => {
   it('verify in format 1 and say what that covers', async () => {
-    const path = tempDbPath();
-    const store = openStore(path);
-    opened.push(store);
+    const path = await storeTarget(kind);
+    const store = await path.open();
     await store.createRun(newRun());
     await store.recordStep(buildStep(RUN, 0).step, png(0));
-    store.close();
+    await store.close();
     // As an older Portal Desk left it: the same rows, chain version 1, steps chained from the identity.
-    tamper(path, 'UPDATE runs SET chain_version = 1, genesis_json = NULL, record_count = 0 WHERE id = ?', RUN);
-    const raw = new Database(path);
-    const json = raw.prepare('SELECT json FROM steps WHERE run_id = ?').pluck().get(RUN) as string;
+    await tamper(path, 'UPDATE runs SET chain_version = 1, genesis_json = NULL, record_count = 0 WHERE id = ?', RUN);
+    const json = (await path.value('SELECT json FROM steps WHERE run_id = ?', RUN)) as string;
     const { genesisHash } = await import('../../src/store');
     const run = newRun();
     const hash = stepHash(genesisHash(run), json, (JSON.parse(json) as { screenshotHash: string }).screenshotHash);
-    raw.exec('DROP TRIGGER IF EXISTS steps_no_update');
-    raw.prepare('UPDATE steps SET hash = ?, pos = NULL WHERE run_id = ?').run(hash, RUN);
-    raw.prepare('UPDATE runs SET head_hash = ? WHERE id = ?').run(hash, RUN);
-    raw.close();
-    const again = openStore(path);
-    opened.push(again);
+    await path.rows('UPDATE steps SET hash = ?, pos = NULL WHERE run_id = ?', hash, RUN);
+    await path.rows('UPDATE runs SET head_hash = ? WHERE id = ?', hash, RUN);
+    const again = await path.open();
     const v = await again.verifyRun(RUN);
     expect(v).toMatchObject({ ok: true, format: 1, steps: 1 });
     expect(v.ok && v.covers.join('\n')).toMatch(/NOT covered \(older chain format 1\)/);

@@ -24,7 +24,8 @@ and what is wrong with it.
   --append-head FILE  RUN_ID only: after an intact verdict, append the run's head to the head log
                       FILE (created owner-only). Keep that log apart from the store (another
                       machine, write-once media, or print it); lines are
-                      "<kept at> <run id> <records> <head sha256> <status>"
+                      "<kept at> <run id> <records> <head sha256> <status> <link>", each
+                      line linked to the one before, so a removed line fails --heads
   --json              print the verdict as JSON
 
 Several targets may be given (runs and files); each gets its answer, prefixed with its name.
@@ -175,18 +176,26 @@ function againstHeadLog(runId: string, verdict: VerifyResult, records: readonly 
         format: verdict.format,
         brokenStep: verdict.steps,
         where: 'head',
-        field: 'headHash',
-        problem: `against the head log ${anchors.log.path} (line ${check.entry.line}, kept ${check.entry.keptAt} at ${check.entry.records} records): ${check.problem}`,
+        field: check.where === 'log' ? 'headLog' : 'headHash',
+        problem:
+          check.where === 'log'
+            ? `the head log ${anchors.log.path} is not whole: ${check.problem}; its heads cannot vouch for this run`
+            : `against the head log ${anchors.log.path} (line ${check.entry.line}, kept ${check.entry.keptAt} at ${check.entry.records} records): ${check.problem}`,
       },
       notes: [],
     };
   }
-  if (!check.latest) return { verdict, notes: [`  head log ${anchors.log.path}: no head kept for ${runId}, so nothing anchors this chain outside the store`] };
+  const whole =
+    `  head log ${anchors.log.path}: its ${check.logLines} line${check.logLines === 1 ? '' : 's'} are linked, ending at ${check.logLink.slice(0, 12)}` +
+    (check.unlinkedLines > 0 ? ` (${check.unlinkedLines} older line${check.unlinkedLines === 1 ? '' : 's'} without links)` : '') +
+    '; a removed last line shows only against a copy of that link kept elsewhere';
+  if (!check.latest) return { verdict, notes: [`  head log ${anchors.log.path}: no head kept for ${runId}, so nothing anchors this chain outside the store`, whole] };
   return {
     verdict,
     notes: [
       `  head log ${anchors.log.path}: matches ${check.entries} kept head${check.entries === 1 ? '' : 's'}, the latest kept ${check.latest.keptAt} at ${check.latest.records} records` +
         (check.unanchored > 0 ? `; ${check.unanchored} record${check.unanchored === 1 ? '' : 's'} since then are vouched for by the chain alone` : '; nothing since'),
+      whole,
     ],
   };
 }
@@ -194,6 +203,11 @@ function againstHeadLog(runId: string, verdict: VerifyResult, records: readonly 
 function keepHead(path: string, runId: string, verdict: VerifyResult, records: readonly ChainRecordRef[], status: string): string {
   if (!verdict.ok) return `  head not appended to ${path}: the chain is broken`;
   if (!verdict.headHash) return `  head not appended to ${path}: the run has no records yet`;
-  const line = appendHead(path, { keptAt: new Date().toISOString(), runId, records: records.length, head: verdict.headHash, status });
-  return `  appended to the head log ${path}: ${line}`;
+  try {
+    const line = appendHead(path, { keptAt: new Date().toISOString(), runId, records: records.length, head: verdict.headHash, status });
+    return `  appended to the head log ${path}: ${line}`;
+  } catch (err) {
+    if (err instanceof HeadLogError) return `  head not appended: ${err.message}`;
+    throw err;
+  }
 }
