@@ -4,7 +4,9 @@ import { defineConfig } from 'electron-vite';
 
 /**
  * Three bundles, built without the Electron binary:
- * - main (`out/main/index.js`, CommonJS): the composition root. Runtime dependencies
+ * - main (`out/main/index.js`, CommonJS): the composition root, `src/main/index.ts`, which has no
+ *   demo portals; `PORTAL_DESK_DEMO=1` builds the demo shell instead (`lab/demo/shell.ts`: the same
+ *   shell with the portal lab filled in). Runtime dependencies
  *   (better-sqlite3, playwright-core, zod, ws, the Anthropic SDK) stay external and are loaded
  *   from node_modules, so better-sqlite3 must be rebuilt for Electron's ABI when packaging
  *   (docs/packaging.md).
@@ -21,7 +23,7 @@ export default defineConfig({
       target: 'node22',
       sourcemap: true,
       rollupOptions: {
-        input: { index: resolve(__dirname, 'src/main/index.ts') },
+        input: { index: resolve(__dirname, process.env.PORTAL_DESK_DEMO === '1' ? 'lab/demo/shell.ts' : 'src/main/index.ts') },
         output: { format: 'cjs', entryFileNames: '[name].js' },
       },
     },

@@ -12,7 +12,7 @@ const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const LAYERS = JSON.parse(readFileSync(path.join(ROOT, 'docs', 'layers.json'), 'utf8')).layers;
 const BUILTINS = new Set(builtinModules);
 
-/** `src/agent/act/x.ts` → the layer entry whose folder holds it (the longest folder that does). */
+/** `src/agent/act/x.ts` → the layer entry whose folder holds it (the longest folder that does: `lab/eval/x.ts` is lab/eval's, not lab's). */
 function layerOf(relative) {
   let found;
   for (const layer of LAYERS) {
@@ -38,12 +38,12 @@ const allowed = (layer) =>
 const layerImports = {
   meta: {
     type: 'problem',
-    docs: { description: 'A src layer imports only what docs/layers.json allows it.' },
+    docs: { description: 'A layer (src or lab) imports only what docs/layers.json allows it.' },
     schema: [],
     messages: {
       noEntry: '{{folder}} has no entry in docs/layers.json: add its row (and the architecture page\'s) before adding code there.',
       layer: '{{from}} may not import {{to}} (docs/layers.json: {{from}} may import {{allowed}}).',
-      outside: '{{from}} may not import "{{specifier}}": it resolves outside src ({{target}}).',
+      outside: '{{from}} may not import "{{specifier}}": it resolves outside every layer ({{target}}).',
       node: '{{from}} may not import the node builtin "{{specifier}}" (docs/layers.json: {{from}} may import {{allowed}}).',
       package: '{{from}} may not import the package "{{name}}" (docs/layers.json: {{from}} may import {{allowed}}).',
     },
@@ -103,7 +103,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**'],
+    // The product (src) and what stays outside it (lab: the portal lab, eval, bench, adversary, demo).
+    files: ['src/**', 'lab/**'],
     plugins: { layers: { rules: { imports: layerImports } } },
     rules: { 'layers/imports': 'error' },
   },

@@ -13,12 +13,13 @@ const OUT = at > 0 ? path.resolve(process.argv[at + 1]) : path.join(ROOT, 'out',
 // Built beside OUT, then moved into place: a CLI starting meanwhile finds the old build or none.
 const NEXT = `${OUT}.next-${process.pid}`;
 
-// Sources find files beside them with `__dirname` (resources/portals from src/agent/case, say). In the
+// Sources (src, and lab for the commands that fill in the demo portals) find files beside them with
+// `__dirname` (resources/portals from src/agent/case, say). In the
 // bundle each such file gets its own `__dirname`: the folder it came from, reached from out/cli.
 const sourceDirname = {
   name: 'source-dirname',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/].*\.tsx?$/ }, async (args) => {
+    b.onLoad({ filter: /[\\/](src|lab)[\\/].*\.tsx?$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');
       if (!/\b__dirname\b/.test(text)) return undefined;
       const fromOut = path.relative(OUT, path.dirname(args.path)).split(path.sep).join('/');
@@ -52,7 +53,7 @@ const result = await build({
 });
 
 // The bin runs out/cli only while it is newer than every source it was built from.
-const inputs = Object.keys(result.metafile.inputs).filter((p) => p.startsWith('src/'));
+const inputs = Object.keys(result.metafile.inputs).filter((p) => p.startsWith('src/') || p.startsWith('lab/'));
 await writeFile(path.join(NEXT, 'inputs.json'), `${JSON.stringify(inputs)}\n`);
 await rm(OUT, { recursive: true, force: true });
 await rename(NEXT, OUT);

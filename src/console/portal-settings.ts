@@ -4,10 +4,10 @@ import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile } from '../agent/case/portal-profiles';
 import { DEFAULT_MODEL } from '../agent/decide/anthropic';
 import type { ModelStatus, PortalSummary } from '../shared/console-api';
-import { labPortalId } from '../service/lab-portals';
+import type { DemoPortals } from '../service/demo-portals';
 
-/** Every portal profile the console can run, the first folder's copy winning, as the settings screen shows them. */
-export function listPortalProfiles(folders: string[]): PortalSummary[] {
+/** Every portal profile the console can run, the first folder's copy winning, as the settings screen shows them (demo portals marked `lab`). */
+export function listPortalProfiles(folders: string[], demo?: DemoPortals): PortalSummary[] {
   const seen = new Map<string, PortalSummary>();
   for (const folder of folders) {
     if (!existsSync(folder)) continue;
@@ -22,7 +22,7 @@ export function listPortalProfiles(folders: string[]): PortalSummary[] {
           startUrl: profile.startUrl,
           allowedHosts: profile.allowedHosts,
           riskyWords: profile.riskyWords,
-          lab: labPortalId(profile) !== undefined,
+          lab: demo?.portalId(profile) !== undefined,
         });
       } catch (err) {
         // A broken profile is reported on the case files that name it; the list shows the usable ones.

@@ -1,19 +1,19 @@
 import { loadPortalProfile, profileFolders } from '../agent/case/portal-profiles';
 import { loadCaseFromFolder } from '../console/case-folder';
-import type { LabHandle } from '../service/lab-portals';
+import { bindDemo, type DemoPortals } from '../service/demo-portals';
 import type { RunBinding } from './run-bindings';
 
 export interface RunStartSources {
   casesDir: string;
   /** Extra portal folders, searched first (the same list the console service is given). */
   portalFolders: string[];
-  /** The lab the console service runs lab portals on (shared, so the port is the same). */
-  lab: LabHandle;
+  /** The demo portals the console service runs (shared, so the port is the same); none in the production shell. */
+  demo?: DemoPortals;
 }
 
 /**
  * The client and portal a `startRun` call is for, read the way the console service reads them
- * (the case file, its portal profile, bound to the lab's port for lab portals). Undefined when
+ * (the case file, its portal profile, bound to the demo server's port for demo portals). Undefined when
  * the call names no readable case: the service then refuses it with the proper message.
  */
 export async function runBindingFor(params: unknown, sources: RunStartSources): Promise<RunBinding | undefined> {
@@ -22,7 +22,7 @@ export async function runBindingFor(params: unknown, sources: RunStartSources): 
   try {
     const caseFile = loadCaseFromFolder(sources.casesDir, file);
     const profile = loadPortalProfile(caseFile.portal, profileFolders(sources.portalFolders));
-    const { profile: bound } = await sources.lab.bind(profile);
+    const { profile: bound } = await bindDemo(sources.demo, profile);
     return { clientId: caseFile.clientId, portalId: profile.id, policy: bound };
   } catch {
     return undefined;

@@ -16,6 +16,7 @@ import type { CredentialSource, LoginStateStore } from '../shared/credentials';
 import type { PortalProfile } from '../shared/portal-profile';
 import { FINAL_STATUSES, type ApproveMode, type RunRecord } from '../shared/run';
 import type { Store } from '../store';
+import type { DemoPortals } from './demo-portals';
 import { createPlanner, type PlannerKind } from './planners';
 
 /** What one run needs from its composition root (the CLI, the console, a batch). */
@@ -29,6 +30,8 @@ export interface RunServices {
   loginStates?: LoginStateStore;
   anthropic?: AnthropicOptions;
   env?: Record<string, string | undefined>;
+  /** The demo portals, where the root filled in the port (the `adversary` planner needs them). */
+  demo?: DemoPortals;
 }
 
 export interface RunRequest {
@@ -63,7 +66,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   const started = Date.now();
   const { store, browser } = services;
   const { caseFile, profile } = request;
-  const planner = request.plannerInstance ?? createPlanner(request.planner, profile, services.anthropic, services.env ?? process.env);
+  const planner = request.plannerInstance ?? createPlanner(request.planner, profile, services.anthropic, services.env ?? process.env, services.demo);
 
   let runId = request.runId;
   let firstStep = 0;

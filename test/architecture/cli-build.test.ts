@@ -66,7 +66,7 @@ describe('the built CLI (out/cli)', () => {
     }
     expect([...folders].some((f) => f === join(ROOT, 'src', 'agent', 'case'))).toBe(true);
     for (const folder of folders) {
-      expect(folder.startsWith(join(ROOT, 'src'))).toBe(true);
+      expect(folder.startsWith(join(ROOT, 'src')) || folder.startsWith(join(ROOT, 'lab')), folder).toBe(true);
       expect(statSync(folder).isDirectory(), folder).toBe(true);
     }
   });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -8,12 +8,21 @@ const layers = readLayers();
 const names = new Set(layers.map((l) => l.folder.replace(/^src\//, '')));
 
 describe('the layer table (docs/layers.json)', () => {
-  it('has one entry for every src folder, and none for a folder that is gone', () => {
-    const folders = readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })
+  const subfolders = (at: string): string[] =>
+    readdirSync(path.join(ROOT, at), { withFileTypes: true })
       .filter((e) => e.isDirectory())
-      .map((e) => `src/${e.name}`)
-      .sort();
-    expect(layers.map((l) => l.folder).sort()).toEqual(folders);
+      .map((e) => `${at}/${e.name}`);
+
+  it('has one entry for every src folder, and none for a folder that is gone', () => {
+    expect(layers.map((l) => l.folder).filter((f) => f.startsWith('src/')).sort()).toEqual(subfolders('src').sort());
+    for (const layer of layers) expect(existsSync(path.join(ROOT, layer.folder)), layer.folder).toBe(true);
+  });
+
+  it('keeps the lab, eval, bench and adversary outside the product: no src layer but the CLI may import a lab layer', () => {
+    expect(layers.filter((l) => l.folder === 'lab' || l.folder.startsWith('lab/')).map((l) => l.folder).sort()).toEqual(['lab', 'lab/adversary', 'lab/bench', 'lab/demo', 'lab/eval']);
+    for (const gone of ['src/lab', 'src/eval', 'src/bench', 'src/agent/decide/adversary']) expect(existsSync(path.join(ROOT, gone)), gone).toBe(false);
+    const reaching = layers.filter((l) => l.folder.startsWith('src/') && l.layers.some((to) => to === 'lab' || to.startsWith('lab/')));
+    expect(reaching.map((l) => l.folder)).toEqual(['src/cli']);
   });
 
   it('names only layers that exist, and no cycle among them', () => {
@@ -51,7 +60,11 @@ describe('the layer lint (eslint.config.mjs)', () => {
   const refused: [file: string, code: string, says: string][] = [
     ['src/agent/loop/probe.ts', "import { Vault } from '../../vault/vault'; void Vault;", 'src/agent may not import src/vault'],
     ['src/agent/act/probe.ts', "export * from '../../audit/index';", 'src/agent may not import src/audit'],
-    ['src/agent/probe.ts', "void import('../eval/suite');", 'src/agent may not import src/eval'],
+    ['src/agent/probe.ts', "void import('../../lab/eval/suite');", 'src/agent may not import lab/eval'],
+    ['src/main/probe.ts', "import { LabHandle } from '../../lab/demo/lab-portals'; void LabHandle;", 'src/main may not import lab/demo'],
+    ['src/service/probe.ts', "import { startLab } from '../../lab'; void startLab;", 'src/service may not import lab'],
+    ['src/console/probe.ts', "import { AdversaryPlanner } from '../../lab/adversary'; void AdversaryPlanner;", 'src/console may not import lab/adversary'],
+    ['lab/adversary/probe.ts', "import { Store } from '../../src/store'; void Store;", 'lab/adversary may not import src/store'],
     ['src/agent/observe/probe.ts', "import type { ClerkDesk } from '../../console/clerk-desk'; export type D = ClerkDesk;", 'src/agent may not import src/console'],
     ['src/agent/probe.ts', "import { app } from 'electron'; void app;", 'src/agent may not import the package "electron"'],
     ['src/agent/probe.ts', "import Database from 'better-sqlite3'; void Database;", 'src/agent may not import the package "better-sqlite3"'],
@@ -65,11 +78,11 @@ describe('the layer lint (eslint.config.mjs)', () => {
     ['src/renderer/src/probe.ts', "import { chromium } from 'playwright-core'; void chromium;", 'src/renderer may not import the package "playwright-core"'],
     ['src/vault/probe.ts', "import * as audit from '../audit/index'; void audit;", 'src/vault may not import src/audit'],
     ['src/vault/probe.ts', "import * as c from '../console/clerk-desk'; void c;", 'src/vault may not import src/console'],
-    ['src/lab/forms/probe.ts', "import * as audit from '../../audit/index'; void audit;", 'src/lab may not import src/audit'],
+    ['lab/forms/probe.ts', "import * as audit from '../../src/audit/index'; void audit;", 'lab may not import src/audit'],
     ['src/store/probe.ts', "import { chromium } from 'playwright-core/lib/x'; void chromium;", 'src/store may not import the package "playwright-core"'],
     ['src/audit/probe.ts', "import Anthropic from '@anthropic-ai/sdk/client'; void Anthropic;", 'src/audit may not import the package "@anthropic-ai/sdk"'],
     ['src/service/probe.ts', "import * as c from '../console/clerk-desk'; void c;", 'src/service may not import src/console'],
-    ['src/lab/probe.ts', "import * as t from '../../test/support/cli'; void t;", 'resolves outside src'],
+    ['lab/probe.ts', "import * as t from '../test/support/cli'; void t;", 'resolves outside every layer'],
     ['src/cli/probe.ts', "import * as m from '../main/index'; void m;", 'src/cli may not import src/main'],
   ];
 

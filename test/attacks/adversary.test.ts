@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdversaryPlanner, addressVariants } from '../../src/agent/decide/adversary';
+import { AdversaryPlanner, addressVariants } from '../../lab/adversary';
 import type { PlanInput } from '../../src/agent/decide/planner';
 import { checkAction } from '../../src/agent/guard/guard';
 import type { Action } from '../../src/shared/action';

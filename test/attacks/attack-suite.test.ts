@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EvalReport } from '../../src/eval/suite';
-import { HARM_COUNTERS, runAttackSuite } from '../../src/eval/suites/attacks';
-import { ATTACKS } from '../../src/lab/attacks';
+import type { EvalReport } from '../../lab/eval/suite';
+import { HARM_COUNTERS, runAttackSuite } from '../../lab/eval/suites/attacks';
+import { ATTACKS } from '../../lab/attacks';
 
 /**
  * The red-team suite in CI: every attack of the lab against the adversary (a model that obeys the
  * page), a clerk who denies every approval, effects counted where they land. See
- * src/eval/suites/attacks.ts for what each counter counts. Every attack must land nothing at all;
+ * lab/eval/suites/attacks.ts for what each counter counts. Every attack must land nothing at all;
  * the two holes the red team once found (guard-holes.test.ts) are held to the same bar.
  */
 let report: EvalReport;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareSubmission } from '../../src/lab';
+import { compareSubmission } from '../../lab';
 import { EngineBench, RecordingApprovals } from '../support/engine';
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../src/agent/browser/chromium';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import { installWatchdogs, openGuardedContext, type GuardEvent } from '../../src/agent/guard/browser';
-import { bindLabProfile, PORTAL_HOSTS, startLab, type Lab } from '../../src/lab';
+import { bindLabProfile, PORTAL_HOSTS, startLab, type Lab } from '../../lab';
 
 /**
  * Holes the red team found in the guard, each as its smallest repro, kept as regression tests: a

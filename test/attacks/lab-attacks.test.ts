@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHROMIUM_FLAGS, chromiumPath } from '../../src/agent/browser/chromium';
-import { startLab, type Lab } from '../../src/lab';
-import { ATTACK_CATEGORIES, ATTACKS, DOWNLOAD_BYTES, findAttack, PLACEMENT_START } from '../../src/lab/attacks';
-import { DownloadFolderWatch } from '../../src/eval/suites/attacks';
+import { startLab, type Lab } from '../../lab';
+import { ATTACK_CATEGORIES, ATTACKS, DOWNLOAD_BYTES, findAttack, PLACEMENT_START } from '../../lab/attacks';
+import { DownloadFolderWatch } from '../../lab/eval/suites/attacks';
 import { signIn } from '../lab/support/browse';
 import { LabClient } from '../lab/support/http-client';
 import { httpSignIn, portalClient } from '../lab/support/http-flow';
@@ -201,7 +201,7 @@ function upgrade(port: number, host: string, path: string): Promise<void> {
 
 describe('the catalogue README', () => {
   it('lists every attack', () => {
-    const readme = readFileSync(join(__dirname, '../../src/lab/attacks/README.md'), 'utf8');
+    const readme = readFileSync(join(__dirname, '../../lab/attacks/README.md'), 'utf8');
     for (const attack of ATTACKS) expect(readme, attack.id).toContain(`\`${attack.id}\``);
   });
 });

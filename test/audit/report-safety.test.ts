@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../src/agent/browser/chromium';
 import { assertNoSecrets, buildRunReport, html, loadReplay, renderReportHtml, SecretInReportError } from '../../src/audit';
 import { digest } from '../../src/base/canonical-json';
-import { labAccount } from '../../src/lab';
+import { labAccount } from '../../lab';
 import { StepRecord } from '../../src/shared/run';
 import { openStore, type Store } from '../../src/store';
 import { buildStep, newRun } from '../store/fixtures';

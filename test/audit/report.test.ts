@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReplay, Replay, REPORT_CSP } from '../../src/audit';
-import { labAccount } from '../../src/lab';
+import { labAccount } from '../../lab';
 import type { StepRecord } from '../../src/shared/run';
 import { verifyExport, type Store } from '../../src/store';
 import { runCli, type CliResult } from '../support/cli';

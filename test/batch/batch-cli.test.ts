@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaseFile } from '../../src/agent/case/case-files';
-import { compareSubmission, startLab, type Lab } from '../../src/lab';
+import { compareSubmission, startLab, type Lab } from '../../lab';
 import type { CaseFile } from '../../src/shared/case-file';
 import type { RunRecord } from '../../src/shared/run';
 import { openStore } from '../../src/store';

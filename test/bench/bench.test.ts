@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BenchReport } from '../../src/bench/report';
+import type { BenchReport } from '../../lab/bench/report';
 import { runCli } from '../support/cli';
 
 /**

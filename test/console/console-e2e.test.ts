@@ -7,8 +7,8 @@ import { launchChromium } from '../../src/agent/browser/chromium';
 import type { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
 import { openStore } from '../../src/store';
-import type { Lab } from '../../src/lab';
-import { LabHandle } from '../../src/service/lab-portals';
+import type { Lab } from '../../lab';
+import { LabHandle } from '../../lab/demo/lab-portals';
 import type { RunView, VerifyResult } from '../../src/shared/console-api';
 import type { StepRecord } from '../../src/shared/run';
 import { ensureRendererBuilt } from './renderer-build';
@@ -84,7 +84,7 @@ beforeAll(async () => {
   lab = await labHandle.get();
   // The OTP variant for one client only: the others sign in without a code.
   lab.configure('aditya-deshpande', { otp: 'signin' });
-  ({ service, dir: storeDir } = await openTestService({ lab: labHandle }));
+  ({ service, dir: storeDir } = await openTestService({ demo: labHandle }));
   server = await startConsoleServer({ service });
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 960 }, acceptDownloads: true });

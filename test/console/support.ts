@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConsoleService, type ConsoleServiceOptions } from '../../src/console/console-service';
 import type { KeySource } from '../../src/vault';
+import { LabHandle } from '../../lab/demo/lab-portals';
 
 export const REPO = resolve(__dirname, '../..');
 export const CASES_DIR = join(REPO, 'resources/cases');
@@ -18,9 +19,14 @@ export function memoryKey(): KeySource {
   return { kind: 'memory', description: 'test key', key: async () => key };
 }
 
-/** A console service on a fresh store and vault; the environment carries no API key. */
+/**
+ * A console service on a fresh store and vault; the environment carries no API key. Its demo
+ * portals are the portal lab (as the CLI's console has them), stopped with the service, unless
+ * `options` names its own `demo` (undefined: none, as in the production shell).
+ */
 export async function openTestService(options: Partial<ConsoleServiceOptions> = {}): Promise<{ service: ConsoleService; dir: string }> {
   const dir = tempDir();
+  const ownDemo = 'demo' in options ? undefined : new LabHandle();
   const service = await ConsoleService.open({
     dbPath: join(dir, 'runs.sqlite'),
     casesDir: CASES_DIR,
@@ -28,7 +34,15 @@ export async function openTestService(options: Partial<ConsoleServiceOptions> = 
     env: { PORTAL_DESK_HOME: dir, PATH: process.env.PATH },
     keySource: memoryKey(),
     clerkName: 'test-clerk',
+    ...(ownDemo ? { demo: ownDemo } : {}),
     ...options,
   });
+  if (ownDemo) {
+    const close = service.close.bind(service);
+    service.close = async () => {
+      await close();
+      await ownDemo.stop();
+    };
+  }
   return { service, dir };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCaseFile } from '../../src/agent/case/case-files';
-import { compareSubmission } from '../../src/lab';
+import { compareSubmission } from '../../lab';
 import { openStore } from '../../src/store';
 import { REPO, runCli } from '../support/cli';
 import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';

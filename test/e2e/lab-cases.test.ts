@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PORTALS, type PortalId } from '../../src/lab';
-import { knownAnswerProblems, LAB_VARIANTS, labMatrix, labSuite, loadLabCases } from '../../src/eval/suites/lab';
-import type { EvalCaseResult } from '../../src/eval/suite';
+import { PORTALS, type PortalId } from '../../lab';
+import { knownAnswerProblems, LAB_VARIANTS, labMatrix, labSuite, loadLabCases } from '../../lab/eval/suites/lab';
+import type { EvalCaseResult } from '../../lab/eval/suite';
 
 /**
  * The lab suite's known-answer cases, and its CI subset run for real: every case once, every

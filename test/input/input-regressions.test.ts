@@ -10,8 +10,8 @@ import { ConfigFileError } from '../../src/agent/case/config-file-error';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import { EXIT } from '../../src/cli/cli-error';
 import { vaultCommand, type VaultCommandIo } from '../../src/cli/commands/vault';
-import { sampleCases } from '../../src/eval/suites/attacks';
-import { loadLabCases } from '../../src/eval/suites/lab';
+import { sampleCases } from '../../lab/eval/suites/attacks';
+import { loadLabCases } from '../../lab/eval/suites/lab';
 import { openVault } from '../../src/vault';
 import { LINE_CAP, REPO, SAMPLE_CASE, SAMPLE_PROFILE } from './malformed';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareSubmission } from '../../src/lab/index';
+import { compareSubmission } from '../../lab/index';
 
 describe('compareSubmission', () => {
   const submitted = {

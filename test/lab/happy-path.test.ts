@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../src/agent/browser/chromium';
-import { compareSubmission, PORTALS, startLab, type Lab, type PortalId } from '../../src/lab/index';
-import type { LabLayout } from '../../src/lab/variants';
+import { compareSubmission, PORTALS, startLab, type Lab, type PortalId } from '../../lab/index';
+import type { LabLayout } from '../../lab/variants';
 import { continueSection, expectNoErrors, signIn } from './support/browse';
 import { fillSection } from './support/form-filler';
 import { loadCase, loadProfile } from './support/resources';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { bindLabProfile, PORTAL_IDS, PORTALS, type PortalId } from '../../src/lab/index';
-import { applySameAs, copiedPairs, sameAsRule } from '../../src/lab/forms/same-as';
-import { labelOf, recordedFields } from '../../src/lab/forms/spec';
-import { validateApplication } from '../../src/lab/forms/validate';
+import { bindLabProfile, PORTAL_IDS, PORTALS, type PortalId } from '../../lab/index';
+import { applySameAs, copiedPairs, sameAsRule } from '../../lab/forms/same-as';
+import { labelOf, recordedFields } from '../../lab/forms/spec';
+import { validateApplication } from '../../lab/forms/validate';
 import { PortalProfile } from '../../src/shared/portal-profile';
 import { loadCases, loadProfile, normaliseName } from './support/resources';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bindLabProfile, CONTROL_HOST, describeLab, labAccount, OTP_TTL_MS, PHONE_HOST, startLab, type Lab } from '../../src/lab/index';
+import { bindLabProfile, CONTROL_HOST, describeLab, labAccount, OTP_TTL_MS, PHONE_HOST, startLab, type Lab } from '../../lab/index';
 import { PortalProfile } from '../../src/shared/portal-profile';
 import { LabClient } from './support/http-client';
 import { httpFillAll, httpSignIn, portalClient } from './support/http-flow';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../src/agent/browser/chromium';
-import { CAPTCHA_HOST, PHONE_HOST, startLab, type Lab } from '../../src/lab/index';
+import { CAPTCHA_HOST, PHONE_HOST, startLab, type Lab } from '../../lab/index';
 import { continueSection, signIn } from './support/browse';
 
 /** The variants in a real browser: what an agent driving Chromium runs into. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { faultsSuite } from '../../src/eval/suites/faults';
+import { faultsSuite } from '../../lab/eval/suites/faults';
 
 /**
  * `portal-desk eval --suite faults` in its CI form: session expiry after every step of every

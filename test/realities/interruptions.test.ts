@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createObserver } from '../../src/agent/observe/observer';
 import { findInterruption } from '../../src/agent/portal/interruption';
-import { compareSubmission } from '../../src/lab';
+import { compareSubmission } from '../../lab';
 import { EngineBench, RecordingApprovals } from '../support/engine';
 
 /** Cookie banners and survey dialogs over the portal: code declines them, the model is never asked. */

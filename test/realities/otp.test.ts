@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareSubmission } from '../../src/lab';
+import { compareSubmission } from '../../lab';
 import type { RunStatus } from '../../src/shared/run';
 import { caseFrom, occurrences, RealityBench, ScriptedInputs, stepsIntact } from './support';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareSubmission, startLab, type Lab } from '../../src/lab';
+import { compareSubmission, startLab, type Lab } from '../../lab';
 import { openStore } from '../../src/store';
 import { runCli } from '../support/cli';
 import { caseFrom, startCli, stepsIntact, tempDir, writeCase } from './support';

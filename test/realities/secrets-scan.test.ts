@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { labAccount, startLab, type Lab } from '../../src/lab';
+import { labAccount, startLab, type Lab } from '../../lab';
 import { openStore } from '../../src/store';
 import { runCli } from '../support/cli';
 import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';

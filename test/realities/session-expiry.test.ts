@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareSubmission } from '../../src/lab';
+import { compareSubmission } from '../../lab';
 import type { StepRecord } from '../../src/shared/run';
 import { caseFrom, RealityBench, stepsIntact } from './support';
 

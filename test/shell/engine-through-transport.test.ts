@@ -1,7 +1,7 @@
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDebuggerTransport } from '../../src/agent/browser/cdp-transport';
-import { compareSubmission, startLab } from '../../src/lab';
+import { compareSubmission, startLab } from '../../lab';
 import { EngineBench, RecordingApprovals } from '../support/engine';
 import { PipeChromium } from './support/pipe-chromium';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { labResolverRules } from '../../src/main/lab-resolver';
+import { labResolverRules } from '../../lab/demo/lab-portals';
 import { MIN_CONSOLE_WIDTH, portalViewBounds, TOP_BAR } from '../../src/main/portal-layout';
 import { chromeUserAgent } from '../../src/main/user-agent';
-import { CAPTCHA_HOST, CONTROL_HOST, PHONE_HOST, PORTAL_HOSTS } from '../../src/lab/hosts';
+import { CAPTCHA_HOST, CONTROL_HOST, PHONE_HOST, PORTAL_HOSTS } from '../../lab/hosts';
 
 describe('labResolverRules', () => {
   it('maps only the lab’s names to the loopback lab, never every name', () => {

@@ -4,10 +4,10 @@ import { launchChromium } from '../../agent/browser/chromium';
 import { ConfigFileError } from '../../agent/case/config-file-error';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
-import type { Lab } from '../../lab';
+import type { Lab } from '../../../lab';
 import { refusedOutcome, runBatch, type BatchOutcome } from '../../service/batch';
 import { loadBatchEntries } from '../../service/batch-entries';
-import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
+import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { createPlanner } from '../../service/planners';
 import type { CaseFile } from '../../shared/case-file';
 import { defaultDbPath } from '../../store';
@@ -72,7 +72,7 @@ export async function batchCommand(args: string[]): Promise<number> {
   const firstCase = entries.find((e): e is { source: string; caseFile: CaseFile } => 'caseFile' in e);
   if (firstCase) {
     try {
-      createPlanner(planner, loadPortalProfile(firstCase.caseFile.portal));
+      createPlanner(planner, loadPortalProfile(firstCase.caseFile.portal), {}, process.env, new LabHandle());
     } catch (err) {
       if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
       if (!(err instanceof ConfigFileError)) throw err;
@@ -126,6 +126,7 @@ export async function batchCommand(args: string[]): Promise<number> {
         inputs: new TerminalInputs(values['otp-command'], {}, name),
         credentials: new CredentialChain([vault, { get: async (clientId, portalId) => (labBound.has(portalId) ? labLogins.get(clientId, portalId) : null) }]),
         loginStates,
+        demo: labHandle,
       },
       prepare: async (caseFile) => {
         const base = profileOf(caseFile);

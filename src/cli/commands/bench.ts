@@ -1,5 +1,5 @@
-import { runBench } from '../../bench/runner';
-import { reportText } from '../../bench/print-report';
+import { runBench } from '../../../lab/bench/runner';
+import { reportText } from '../../../lab/bench/print-report';
 import { parseCommandArgs } from '../args';
 import { EXIT } from '../cli-error';
 

@@ -44,9 +44,12 @@ export async function consoleCommand(args: string[]): Promise<number> {
   if (!values.browser) console.error(`Electron cannot start here (${electron.problem}); serving the console to your browser instead.`);
 
   ensureRendererBuilt();
+  // The browser console is the CLI's demo root: it fills in the demo-portal port with the portal lab.
+  const { LabHandle } = await import('../../../lab/demo/lab-portals');
+  const demo = new LabHandle();
   let service: ConsoleService;
   try {
-    service = await ConsoleService.open({ dbPath, casesDir });
+    service = await ConsoleService.open({ dbPath, casesDir, demo });
   } catch (err) {
     if (err instanceof StoreOpenError) throw new UsageError(`${err.message}. Nothing was changed.`);
     throw err;
@@ -64,6 +67,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
   console.error('Stopping the console: runs still waiting for you are denied and end as failed.');
   await server.close();
   await service.close();
+  await demo.stop();
   return EXIT.ok;
 }
 

@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import { SUITES } from '../../eval/suites';
+import { SUITES } from '../../../lab/eval/suites';
 import { parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 

@@ -1,4 +1,4 @@
-import { describeLab, startLab } from '../../lab';
+import { describeLab, startLab } from '../../../lab';
 import { parseCommandArgs, positiveInt } from '../args';
 import { EXIT } from '../cli-error';
 

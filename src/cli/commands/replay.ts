@@ -15,7 +15,7 @@ import {
   type Replay,
   type RunEvidence,
 } from '../../audit';
-import { LabCredentials } from '../../service/lab-portals';
+import { LabCredentials } from '../../../lab/demo/lab-portals';
 import { defaultDbPath, RunExportFormatError } from '../../store';
 import { dataFolder, defaultVaultDir, openVault } from '../../vault';
 import { parseCommandArgs } from '../args';

@@ -3,7 +3,7 @@ import { launchChromium } from '../../agent/browser/chromium';
 import { CaseFile } from '../../shared/case-file';
 import { PortalProfile } from '../../shared/portal-profile';
 import { FINAL_STATUSES, type RunSummary } from '../../shared/run';
-import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
+import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
 import { defaultDbPath } from '../../store';
@@ -127,6 +127,7 @@ export async function resumeCommand(args: string[]): Promise<number> {
           inputs: new TerminalInputs(values['otp-command'], answers),
           credentials: new CredentialChain(labPortalId(profile) ? [vault, new LabCredentials()] : [vault]),
           loginStates,
+          demo: labHandle,
         },
         {
           caseFile,

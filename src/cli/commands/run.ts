@@ -4,8 +4,8 @@ import { loadCaseFile } from '../../agent/case/case-files';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
 import type { RunSummary } from '../../shared/run';
-import { LabCredentials, LabHandle, labPortalId } from '../../service/lab-portals';
-import { bindLabProfile } from '../../lab';
+import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
+import { bindLabProfile } from '../../../lab';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
@@ -70,7 +70,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const caseFile = loadCaseFile(values.case);
   const baseProfile = loadPortalProfile(caseFile.portal);
   try {
-    createPlanner(plannerKind, baseProfile);
+    createPlanner(plannerKind, baseProfile, {}, process.env, new LabHandle());
   } catch (err) {
     if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
     throw err;
@@ -110,6 +110,7 @@ export async function runCommand(args: string[]): Promise<number> {
         inputs: new TerminalInputs(values['otp-command'], answers),
         credentials: new CredentialChain(lab || external ? [vault, new LabCredentials()] : [vault]),
         loginStates,
+        demo: labHandle,
       },
       {
         caseFile,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../src/agent/browser/chromium';
-import { AdversaryPlanner } from '../../../src/agent/decide/adversary';
+import { AdversaryPlanner } from '../../../lab/adversary';
 import type { Planner } from '../../../src/agent/decide/planner';
 import { CaseFile } from '../../../src/shared/case-file';
 import type { CredentialSource } from '../../../src/shared/credentials';

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { bringIntoView } from '../../../src/agent/act/into-view';
-import { labAccount, type Lab, type PortalId } from '../../../src/lab/index';
+import { labAccount, type Lab, type PortalId } from '../../../lab/index';
 
 /** Browser steps the lab tests share. */
 

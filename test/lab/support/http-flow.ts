@@ -1,6 +1,6 @@
-import { labAccount, PORTAL_HOSTS, PORTALS, type Lab, type PortalId } from '../../../src/lab/index';
-import { sectionKeys } from '../../../src/lab/forms/spec';
-import type { LabLayout } from '../../../src/lab/variants';
+import { labAccount, PORTAL_HOSTS, PORTALS, type Lab, type PortalId } from '../../../lab/index';
+import { sectionKeys } from '../../../lab/forms/spec';
+import type { LabLayout } from '../../../lab/variants';
 import type { CaseFile } from '../../../src/shared/case-file';
 import { LabClient, type Reply } from './http-client';
 

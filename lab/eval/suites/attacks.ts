@@ -2,26 +2,26 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, watch, type FSWatcher } fr
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../agent/browser/chromium';
-import { loadCaseFile } from '../../agent/case/case-files';
-import { ConfigFileError } from '../../agent/case/config-file-error';
-import { loadPortalProfile } from '../../agent/case/portal-profiles';
-import { bindLabProfile, CAPTCHA_HOST, CONTROL_HOST, labAccount, PHONE_HOST, PORTAL_HOSTS, PORTAL_IDS, PORTALS, startLab, type Lab, type PortalId } from '../../lab';
-import { ATTACKS, countByCategory, MARK_PARAM, PLACEMENT_START, type Attack, type AttackRecords } from '../../lab/attacks';
-import type { AttackerRequest, RequestLogEntry } from '../../lab/traffic';
-import { executeRun, type FinishedRun } from '../../service/run-service';
-import { LabCredentials } from '../../service/lab-portals';
-import type { PlannerKind } from '../../service/planners';
-import type { CaseFile } from '../../shared/case-file';
-import { heldRequestLine, type ApprovalDecision, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource } from '../../shared/clerk';
-import type { LoginStateStore } from '../../shared/credentials';
-import type { StepAction, StepRecord } from '../../shared/run';
-import { openStore, type Store } from '../../store';
+import { launchChromium } from '../../../src/agent/browser/chromium';
+import { loadCaseFile } from '../../../src/agent/case/case-files';
+import { ConfigFileError } from '../../../src/agent/case/config-file-error';
+import { loadPortalProfile } from '../../../src/agent/case/portal-profiles';
+import { bindLabProfile, CAPTCHA_HOST, CONTROL_HOST, labAccount, PHONE_HOST, PORTAL_HOSTS, PORTAL_IDS, PORTALS, startLab, type Lab, type PortalId } from '../..';
+import { ATTACKS, countByCategory, MARK_PARAM, PLACEMENT_START, type Attack, type AttackRecords } from '../../attacks';
+import type { AttackerRequest, RequestLogEntry } from '../../traffic';
+import { executeRun, type FinishedRun } from '../../../src/service/run-service';
+import { LabCredentials, LabHandle } from '../../demo/lab-portals';
+import type { PlannerKind } from '../../../src/service/planners';
+import type { CaseFile } from '../../../src/shared/case-file';
+import { heldRequestLine, type ApprovalDecision, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource } from '../../../src/shared/clerk';
+import type { LoginStateStore } from '../../../src/shared/credentials';
+import type { StepAction, StepRecord } from '../../../src/shared/run';
+import { openStore, type Store } from '../../../src/store';
 import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 
 /**
- * The attack suite: every attack page of the lab (`src/lab/attacks`), each shown to one run of a
+ * The attack suite: every attack page of the lab (`lab/attacks`), each shown to one run of a
  * model inside the portal flow, scored from where effects LAND, never from what the guard says
  * it stopped:
  *
@@ -256,7 +256,7 @@ async function runAttack(ctx: RunContext, log: (line: string) => void): Promise<
     try {
       await loginStates.signIn(lab, portal, clientId);
       run = await executeRun(
-        { store: ctx.store, browser: ctx.browser, approvals, inputs, credentials: new LabCredentials(), loginStates },
+        { store: ctx.store, browser: ctx.browser, approvals, inputs, credentials: new LabCredentials(), loginStates, demo: new LabHandle() },
         { caseFile, profile, planner: ctx.model, approveMode: 'ask', limits: { maxSteps: ctx.steps, timeLimitMs: 90_000 } },
       );
     } catch (err) {

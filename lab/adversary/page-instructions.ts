@@ -1,4 +1,4 @@
-import type { Observation } from '../../../shared/observation';
+import type { Observation } from '../../src/shared/observation';
 
 /**
  * What an obedient model takes from a page: every address written anywhere in it, every name it

@@ -1,4 +1,4 @@
-import type { FieldValue } from '../shared/case-file';
+import type { FieldValue } from '../src/shared/case-file';
 import { applySameAs } from './forms/same-as';
 
 /** A field whose submitted value is not what the case file asked for. null: the field is absent. */

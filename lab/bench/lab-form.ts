@@ -1,12 +1,12 @@
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { loadCaseFile } from '../agent/case/case-files';
-import { loadPortalProfile } from '../agent/case/portal-profiles';
-import { bindLabProfile, type Lab, type PortalId } from '../lab';
-import { LabCredentials } from '../service/lab-portals';
-import { executeRun } from '../service/run-service';
-import type { ApprovalGate, InputSource } from '../shared/clerk';
-import type { Store } from '../store';
+import { loadCaseFile } from '../../src/agent/case/case-files';
+import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
+import { bindLabProfile, type Lab, type PortalId } from '..';
+import { LabCredentials } from '../demo/lab-portals';
+import { executeRun } from '../../src/service/run-service';
+import type { ApprovalGate, InputSource } from '../../src/shared/clerk';
+import type { Store } from '../../src/store';
 import { spread, type Spread } from './stats';
 
 /**

@@ -1,5 +1,5 @@
-import { loadReplay } from '../audit';
-import { openStore } from '../store';
+import { loadReplay } from '../../src/audit';
+import { openStore } from '../../src/store';
 import { spread, timed, type Spread } from './stats';
 
 /**

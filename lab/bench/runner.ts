@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium } from '../agent/browser/chromium';
-import { PageObserver } from '../agent/observe/observer';
-import { startLab } from '../lab';
-import { openStore } from '../store';
+import { launchChromium } from '../../src/agent/browser/chromium';
+import { PageObserver } from '../../src/agent/observe/observer';
+import { startLab } from '..';
+import { openStore } from '../../src/store';
 import { measureCliStart } from './cli-start';
 import { labPages } from './lab-pages';
 import { measureLabForm } from './lab-form';

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
-import { pageBlock } from '../agent/decide/anthropic/page-block';
-import { collapse, CONTROL_ROLES, indexTree, isAriaTree, NAME_FROM_CONTENT, nodeText } from '../agent/observe/aria-tree';
-import type { LivePageRead, PageObserver } from '../agent/observe/observer';
-import type { Observation } from '../shared/observation';
+import { pageBlock } from '../../src/agent/decide/anthropic/page-block';
+import { collapse, CONTROL_ROLES, indexTree, isAriaTree, NAME_FROM_CONTENT, nodeText } from '../../src/agent/observe/aria-tree';
+import type { LivePageRead, PageObserver } from '../../src/agent/observe/observer';
+import type { Observation } from '../../src/shared/observation';
 import { round } from './stats';
 import { countPieces, estimateTokens } from './tokens';
 

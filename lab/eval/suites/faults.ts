@@ -2,20 +2,20 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../agent/browser/chromium';
-import { loadCaseFile } from '../../agent/case/case-files';
-import { ConfigFileError } from '../../agent/case/config-file-error';
-import { loadPortalProfile } from '../../agent/case/portal-profiles';
-import { bindLabProfile, compareSubmission, startLab, type Lab, type PortalId } from '../../lab';
-import { LabCredentials } from '../../service/lab-portals';
-import { executeRun } from '../../service/run-service';
-import type { CaseFile } from '../../shared/case-file';
-import type { ApprovalGate, InputSource } from '../../shared/clerk';
-import type { RunStatus } from '../../shared/run';
-import { openStore, type Store } from '../../store';
+import { launchChromium } from '../../../src/agent/browser/chromium';
+import { loadCaseFile } from '../../../src/agent/case/case-files';
+import { ConfigFileError } from '../../../src/agent/case/config-file-error';
+import { loadPortalProfile } from '../../../src/agent/case/portal-profiles';
+import { bindLabProfile, compareSubmission, startLab, type Lab, type PortalId } from '../..';
+import { LabCredentials } from '../../demo/lab-portals';
+import { executeRun } from '../../../src/service/run-service';
+import type { CaseFile } from '../../../src/shared/case-file';
+import type { ApprovalGate, InputSource } from '../../../src/shared/clerk';
+import type { RunStatus } from '../../../src/shared/run';
+import { openStore, type Store } from '../../../src/store';
 import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
-import { errorText } from '../../base/error-text';
+import { errorText } from '../../../src/base/error-text';
 
 /**
  * The fault suite: real portals' realities injected into every lab flow, scored from the lab's

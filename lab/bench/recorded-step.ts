@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
-import { digest, sha256Hex } from '../base/canonical-json';
-import type { Observation } from '../shared/observation';
-import { StepRecord, type StepAction } from '../shared/run';
+import { digest, sha256Hex } from '../../src/base/canonical-json';
+import type { Observation } from '../../src/shared/observation';
+import { StepRecord, type StepAction } from '../../src/shared/run';
 
 /**
  * A realistic step to record, for the store measurements: a real lab page's observation and a

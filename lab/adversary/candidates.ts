@@ -1,6 +1,6 @@
-import type { Action } from '../../../shared/action';
-import type { Control, Observation } from '../../../shared/observation';
-import type { CaseView } from '../planner';
+import type { Action } from '../../src/shared/action';
+import type { Control, Observation } from '../../src/shared/observation';
+import type { CaseView } from '../../src/agent/decide/planner';
 import { addressVariants } from './address-variants';
 import { addressesIn, emailsIn, looseText, pageTexts, quotedIn } from './page-instructions';
 

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { labAccount, PORTAL_IDS, PORTALS, type Lab, type LabLayout, type PortalId } from '../lab';
+import { labAccount, PORTAL_IDS, PORTALS, type Lab, type LabLayout, type PortalId } from '..';
 
 /**
  * The lab's real form pages for the observation measurements: every section of each portal's

@@ -1,4 +1,4 @@
-import type { PortalProfile } from '../shared/portal-profile';
+import type { PortalProfile } from '../src/shared/portal-profile';
 
 /** Puts the lab's port into a lab portal profile: start URL, applications URL and allowed hosts. */
 export function bindLabProfile(profile: PortalProfile, port: number): PortalProfile {

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import type { PageObserver } from '../agent/observe/observer';
+import type { PageObserver } from '../../src/agent/observe/observer';
 import { median, spread, timed, type Spread } from './stats';
 
 /**

@@ -1,6 +1,6 @@
-import { MAX_ACTIONS_PER_TURN, type Action, type Turn } from '../../../shared/action';
-import type { StepAction } from '../../../shared/run';
-import type { CaseView, PlanInput, PlanResult, Planner } from '../planner';
+import { MAX_ACTIONS_PER_TURN, type Action, type Turn } from '../../src/shared/action';
+import type { StepAction } from '../../src/shared/run';
+import type { CaseView, PlanInput, PlanResult, Planner } from '../../src/agent/decide/planner';
 import { candidatesFor, type Candidate } from './candidates';
 import { SeededRandom } from './seeded-random';
 

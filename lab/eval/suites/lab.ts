@@ -3,22 +3,22 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../agent/browser/chromium';
-import { loadCaseFile } from '../../agent/case/case-files';
-import { ConfigFileError } from '../../agent/case/config-file-error';
-import { loadJsonFile } from '../../agent/case/load-json';
-import { loadPortalProfile } from '../../agent/case/portal-profiles';
-import { AnthropicConfigError } from '../../agent/decide/anthropic';
-import { bindLabProfile, compareSubmission, LabVariant, PORTALS, startLab, type Lab, type LabVariantInput, type PortalId } from '../../lab';
-import { blankValues } from '../../lab/forms/spec';
-import { validateApplication } from '../../lab/forms/validate';
+import { launchChromium } from '../../../src/agent/browser/chromium';
+import { loadCaseFile } from '../../../src/agent/case/case-files';
+import { ConfigFileError } from '../../../src/agent/case/config-file-error';
+import { loadJsonFile } from '../../../src/agent/case/load-json';
+import { loadPortalProfile } from '../../../src/agent/case/portal-profiles';
+import { AnthropicConfigError } from '../../../src/agent/decide/anthropic';
+import { bindLabProfile, compareSubmission, LabVariant, PORTALS, startLab, type Lab, type LabVariantInput, type PortalId } from '../..';
+import { blankValues } from '../../forms/spec';
+import { validateApplication } from '../../forms/validate';
 import { cpuBetween, readCpu, type CpuUse } from '../../bench/cpu-time';
-import { runBatch, type BatchEntry, type BatchOutcome } from '../../service/batch';
-import { LabCredentials } from '../../service/lab-portals';
-import { createPlanner, type PlannerKind } from '../../service/planners';
-import type { CaseFile } from '../../shared/case-file';
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../shared/clerk';
-import { openStore, type Store } from '../../store';
+import { runBatch, type BatchEntry, type BatchOutcome } from '../../../src/service/batch';
+import { LabCredentials, LabHandle } from '../../demo/lab-portals';
+import { createPlanner, type PlannerKind } from '../../../src/service/planners';
+import type { CaseFile } from '../../../src/shared/case-file';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../../src/shared/clerk';
+import { openStore, type Store } from '../../../src/store';
 import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 
@@ -72,7 +72,7 @@ const LabSetup = z.strictObject({
   $comment: z.string().optional(),
   cases: z.record(
     z.string(),
-    z.record(z.string(), z.unknown()).refine((v) => LabVariant.safeParse(v).success, 'not a lab variant (src/lab/variants.ts)'),
+    z.record(z.string(), z.unknown()).refine((v) => LabVariant.safeParse(v).success, 'not a lab variant (lab/variants.ts)'),
   ),
 });
 
@@ -182,7 +182,7 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     options.full,
   );
   try {
-    createPlanner(model, loadPortalProfile('shops'));
+    createPlanner(model, loadPortalProfile('shops'), {}, process.env, new LabHandle());
   } catch (err) {
     if (err instanceof AnthropicConfigError) throw new Error(`eval --suite lab --model ${model}: ${err.message}`);
     throw err;
@@ -220,7 +220,7 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     let finished = results.length;
     await runBatch(entries, {
       concurrency: options.concurrency,
-      services: { store, approvals: clerk, inputs: clerk, credentials: new LabCredentials() },
+      services: { store, approvals: clerk, inputs: clerk, credentials: new LabCredentials(), demo: new LabHandle() },
       prepare: async (caseFile) => {
         const run = runOf.get(caseFile.clientId)!;
         const lab = labs.get(run.variant)!;

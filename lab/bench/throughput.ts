@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { PORTAL_IDS } from '../lab';
+import { PORTAL_IDS } from '..';
 import { cpuBetween, readCpu, type CpuUse } from './cpu-time';
 import { runLabForm, type FormRun, type LabFormEnv } from './lab-form';
 import { round } from './stats';

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { openStore } from '../store';
+import { openStore } from '../../src/store';
 import { recordedStep, type PageSample } from './recorded-step';
 import { spread, type Spread } from './stats';
 

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
-import { executeAction } from '../agent/act/executor';
-import type { LivePageRead, PageObserver } from '../agent/observe/observer';
-import type { Control } from '../shared/observation';
+import { executeAction } from '../../src/agent/act/executor';
+import type { LivePageRead, PageObserver } from '../../src/agent/observe/observer';
+import type { Control } from '../../src/shared/observation';
 import { spread, timed, type Spread } from './stats';
 
 /**
