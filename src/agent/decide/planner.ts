@@ -12,6 +12,8 @@ export interface CaseView {
   fields: Record<string, string | boolean>;
   aliases: Record<string, string[]>;
   declarations: string[];
+  /** Names of the documents the case file lists (never their paths): what an upload may attach. */
+  documents?: string[];
 }
 
 export interface PlanInput {

@@ -310,6 +310,8 @@ function controlCandidate(item: RefItem, dom: DomControl | undefined, info: Fram
     label: '',
   };
   if (dom?.type) control.inputType = dom.type;
+  const expects = expectsOf(dom, name);
+  if (expects) control.expects = expects;
   if (CHECKABLE.has(role)) control.checked = node.checked === true || node.checked === 'mixed' ? node.checked : false;
   // Values only from the DOM walk, which never reads a password; the snapshot's text would include it.
   if (dom && dom.type !== 'password' && dom.value !== undefined && (FILLABLE.has(role) || role === 'slider')) control.value = clip(dom.value, 500);
@@ -338,6 +340,12 @@ function controlCandidate(item: RefItem, dom: DomControl | undefined, info: Fram
   if (item.frameKey) control.frameUrl = info.url;
   control.label = labelFor(role, name, control.group);
   return { order: item.order, ariaRef: item.ref, frameKey: item.frameKey, control, priority: priorityOf(item, role), ...(dom?.radioName ? { radioName: dom.radioName } : {}) };
+}
+
+/** What the page says a box expects (its placeholder, when it is not already the box's name). */
+function expectsOf(dom: DomControl | undefined, name: string): string | undefined {
+  if (!dom?.placeholder || collapse(dom.placeholder) === name) return undefined;
+  return clip(`placeholder ${JSON.stringify(collapse(dom.placeholder))}`, 200);
 }
 
 /** The accessible name, else a name from visual context (row text, column header, placeholder, icon). */

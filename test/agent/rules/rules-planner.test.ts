@@ -90,3 +90,42 @@ describe('rules planner', () => {
     expect(turns[3]!.actions[0]).toMatchObject({ type: 'fail', reason: expect.stringContaining('Enter the trade licence number') });
   });
 });
+
+describe('rules planner: documents, formats and one-page forms', () => {
+  async function planWith(observation: Observation, fields: Record<string, string | boolean>, documents: string[] = []) {
+    const planner = new RulesPlanner(profile);
+    planner.start({ caseId: 'C-2', portal: 'shops', task: 'renewal', fields, aliases: { id_proof: ['Proof of identity'] }, declarations: [], documents });
+    return (await planner.decide({ step: 0, observation, previous: [], notes: [], screenshot: async () => new Uint8Array() })).turn.actions;
+  }
+
+  it('attaches a listed document to the file input its label (or an alias) names, and none other', async () => {
+    const idBox = control({ role: 'button', name: 'Proof of identity', inputType: 'file' });
+    const other = control({ role: 'button', name: 'Photograph', inputType: 'file' });
+    const next = control({ role: 'button', name: 'Continue' });
+    const actions = await planWith(page([idBox, other, next]), { business_name: 'X' }, ['id_proof']);
+    expect(actions).toEqual([{ type: 'upload', ref: idBox.ref, document: 'id_proof' }, { type: 'click', ref: next.ref }]);
+  });
+
+  it('names a format only where the page says one, and never one the value cannot take', async () => {
+    const dob = control({ role: 'textbox', name: 'Date of birth', expects: 'placeholder "dd/mm/yyyy"' });
+    const iso = control({ role: 'textbox', name: 'Start date', inputType: 'date' });
+    const phone = control({ role: 'textbox', name: 'Mobile number', expects: 'placeholder "10 digit mobile, without country code"' });
+    const name = control({ role: 'textbox', name: 'Business name', expects: 'placeholder "DD/MM/YYYY"' });
+    const actions = await planWith(page([dob, iso, phone, name]), { date_of_birth: '1990-01-31', start_date: '2024-04-01', mobile_number: '+91 98450 12345', business_name: 'Anand Bakery' });
+    expect(actions).toEqual([
+      { type: 'fill', ref: dob.ref, field: 'date_of_birth', format: 'date:DD/MM/YYYY' },
+      { type: 'fill', ref: iso.ref, field: 'start_date' },
+      { type: 'fill', ref: phone.ref, field: 'mobile_number', format: 'phone:national' },
+      { type: 'fill', ref: name.ref, field: 'business_name' },
+    ]);
+  });
+
+  it('proposes no submit while nothing is filled yet, and the submit button once everything is', async () => {
+    const name = control({ role: 'textbox', name: 'Business name' });
+    const submit = control({ role: 'button', name: 'Submit' });
+    const reset = control({ role: 'button', name: 'Reset form' });
+    expect(await planWith(page([name, reset, submit]), { business_name: 'Anand Bakery' })).toEqual([{ type: 'fill', ref: name.ref, field: 'business_name' }]);
+    const filled = { ...name, value: 'Anand Bakery' };
+    expect(await planWith(page([filled, reset, submit]), { business_name: 'Anand Bakery' })).toEqual([{ type: 'click', ref: submit.ref }]);
+  });
+});

@@ -1,9 +1,11 @@
 import type { Action, Turn } from '../../../shared/action';
 import type { Control, Observation } from '../../../shared/observation';
 import type { PortalProfile } from '../../../shared/portal-profile';
+import { formatValue, type ValueFormat } from '../../../shared/value-format';
 import { findApplicationNumber, isConfirmationPage, isFinalReviewPage } from '../../portal/page-kind';
 import type { CaseView, PlanInput, PlanResult, Planner } from '../planner';
 import { FieldNames, normaliseLabel, sameText } from './field-names';
+import { datePart, formatFor } from './format-hints';
 
 /** Buttons and links that move a form forward, best first. Reset/clear/cancel never are. */
 const CONTINUE_WORDS = [
@@ -18,6 +20,8 @@ const CONTINUE_WORDS = [
 ];
 const NEVER_PRESS = /\b(reset|clear|cancel|delete|remove|sign out|log out|logout|withdraw)\b/;
 const SUBMIT = /\bsubmit\b/;
+/** Other words a one-page form's own send button goes by. */
+const SEND_WORDS = /^(send|apply|file|register|complete|finish|confirm)\b/;
 const FILLABLE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
 const CHOICE_ROLES = new Set(['combobox', 'listbox']);
 
@@ -31,6 +35,8 @@ export class RulesPlanner implements Planner {
   readonly description = 'rule-based form filler (not AI): matches field labels to the case file';
   private caseView: CaseView | undefined;
   private names: FieldNames | undefined;
+  /** The case's documents by name and alias (an upload's label matches one). */
+  private documents: FieldNames | undefined;
   /** Fields the clerk supplied during the run: they fill like case fields. */
   private clerkFields: Record<string, string> = {};
   private readonly seen = new Map<string, number>();
@@ -40,6 +46,7 @@ export class RulesPlanner implements Planner {
   start(caseView: CaseView): void {
     this.caseView = caseView;
     this.names = new FieldNames(Object.keys(caseView.fields), caseView.aliases);
+    this.documents = new FieldNames(caseView.documents ?? [], caseView.aliases);
   }
 
   async decide(input: PlanInput): Promise<PlanResult> {
@@ -98,6 +105,16 @@ export class RulesPlanner implements Planner {
     const next = this.continueControl(observation);
     if (next) actions.push({ type: 'click', ref: next.ref });
     if (actions.length === 0) {
+      // A one-page form: everything it can fill is filled and there is no continue button, so the
+      // form's own submit button is next (it waits for the clerk's approval like any submit).
+      const unfilled = this.requiredUnfilled(observation);
+      if (unfilled) {
+        return turn(`The form requires "${unfilled.label}" and the case file has no such field: ask the clerk.`, [
+          { type: 'ask', kind: 'missing_value', question: `The portal requires "${unfilled.label}", which the case file does not have. What should be entered?`, field: unfilled.field },
+        ]);
+      }
+      const submit = this.submitControl(observation);
+      if (submit) return turn(`Every field this form has a value for is filled: propose its own submit button "${submit.name}" (the clerk approves it).`, [{ type: 'click', ref: submit.ref }]);
       return turn('Nothing on this page matches the case file and there is no way forward.', [
         { type: 'fail', reason: `No matching fields and no continue button on "${observation.headings[0] ?? observation.title}"` },
       ]);
@@ -108,26 +125,111 @@ export class RulesPlanner implements Planner {
   private fillActions(observation: Observation): Action[] {
     const names = this.names!;
     const actions: Action[] = [];
+    const ticked = new Set<string>();
     for (const control of observation.controls) {
       if (control.disabled) continue;
+      if (control.inputType === 'file') {
+        const document = this.documents!.fieldFor(control.name) ?? this.documents!.fieldFor(control.group);
+        if (document && !control.value) actions.push({ type: 'upload', ref: control.ref, document });
+        continue;
+      }
       const field = names.fieldFor(control.name);
       const value = this.valueOf(field);
-      if (FILLABLE_ROLES.has(control.role) && typeof value === 'string' && control.inputType !== 'password') {
-        if (control.value !== value) actions.push({ type: 'fill', ref: control.ref, field: field! });
+      if (FILLABLE_ROLES.has(control.role) && control.inputType !== 'password') {
+        const fill = this.fillFor(control, observation);
+        if (fill) actions.push(fill);
       } else if (CHOICE_ROLES.has(control.role) && typeof value === 'string') {
         if (!sameText(control.selected, value)) actions.push({ type: 'select', ref: control.ref, field: field! });
       } else if (control.role === 'checkbox' || control.role === 'switch') {
-        const wanted = typeof value === 'boolean' ? value : this.isDeclaration(control) ? true : undefined;
-        if (wanted !== undefined && (control.checked === true) !== wanted) actions.push({ type: 'check', ref: control.ref, checked: wanted });
+        const choice = this.checkboxChoice(control, field, value);
+        if (choice && (control.checked === true) !== choice.checked) actions.push({ type: 'check', ref: control.ref, ...choice });
       } else if (control.role === 'radio') {
-        const groupField = names.fieldFor(control.group);
-        const groupValue = this.valueOf(groupField);
-        if (typeof groupValue === 'string' && sameText(control.name, groupValue) && control.checked !== true) {
-          actions.push({ type: 'check', ref: control.ref, checked: true });
+        const choice = this.radioChoice(control, observation);
+        if (choice && control.checked !== true && !ticked.has(choice.key)) {
+          ticked.add(choice.key);
+          actions.push({ type: 'check', ref: control.ref, checked: true, ...(choice.field ? { field: choice.field } : {}) });
         }
       }
     }
     return actions;
+  }
+
+  /**
+   * The fill of a text box: the case field its label names (or, for one box of a date in three, the
+   * date its group names), written the way the page says the box wants it (placeholder, hint, the
+   * error the portal showed for it). Nothing when the box already holds that text.
+   */
+  private fillFor(control: Control, observation: Observation): Action | undefined {
+    const names = this.names!;
+    let field = names.fieldFor(control.name);
+    let part = undefined as ReturnType<typeof datePart>;
+    if (field === undefined) {
+      part = datePart(control.name);
+      field = part ? names.fieldFor(control.group) : undefined;
+    }
+    const value = this.valueOf(field);
+    if (typeof value !== 'string' || field === undefined) return undefined;
+    const errors = observation.errors.filter((e) => e.field !== undefined && (sameText(e.field, control.name) || sameText(e.field, control.group))).map((e) => e.message);
+    const format = control.inputType === 'date' ? undefined : formatFor(value, [control.expects, control.name, control.group, ...errors], part);
+    const text = format ? formatted(value, format) : value;
+    if (control.value === text) return undefined;
+    return format ? { type: 'fill', ref: control.ref, field, format } : { type: 'fill', ref: control.ref, field };
+  }
+
+  /** A checkbox: a yes/no field its label names, a text field whose value its own label is, or a listed declaration. */
+  private checkboxChoice(control: Control, field: string | undefined, value: string | boolean | undefined): { checked: boolean; field?: string } | undefined {
+    if (typeof value === 'boolean') return { checked: value };
+    if (this.isDeclaration(control)) return { checked: true };
+    const byGroup = this.names!.fieldFor(control.group);
+    const groupValue = this.valueOf(byGroup);
+    if (byGroup && typeof groupValue === 'string' && sameText(control.name, groupValue)) return { checked: true, field: byGroup };
+    const owner = field ?? this.fieldWhoseValueIs(control.name);
+    if (owner && typeof this.valueOf(owner) === 'string' && sameText(control.name, this.valueOf(owner) as string)) return { checked: true, field: owner };
+    return undefined;
+  }
+
+  /**
+   * A radio: the one whose label is the value of the field its group names; where the group has no
+   * name (or names no field), the one whose own label is the value of exactly one case field.
+   */
+  private radioChoice(control: Control, observation: Observation): { key: string; field?: string } | undefined {
+    const groupField = this.names!.fieldFor(control.group);
+    const groupValue = this.valueOf(groupField);
+    if (groupField && typeof groupValue === 'string') return sameText(control.name, groupValue) ? { key: `group:${groupField}` } : undefined;
+    const owner = this.fieldWhoseValueIs(control.name);
+    if (!owner) return undefined;
+    // Another radio of the page whose label is also that value (two unnamed groups offering it) makes it ambiguous.
+    const twins = observation.controls.filter((c) => c.role === 'radio' && sameText(c.name, control.name) && c.frameUrl === control.frameUrl);
+    return twins.length === 1 ? { key: `field:${owner}`, field: owner } : undefined;
+  }
+
+  /** The one case field (or clerk answer) whose text value is this label, or undefined when none or several are. */
+  private fieldWhoseValueIs(label: string): string | undefined {
+    if (!normaliseLabel(label)) return undefined;
+    const fields = { ...this.caseView!.fields, ...this.clerkFields };
+    const owners = Object.keys(fields).filter((f) => typeof fields[f] === 'string' && sameText(fields[f] as string, label));
+    return owners.length === 1 ? owners[0] : undefined;
+  }
+
+  /** A required, empty text box or choice whose label names no case field: the clerk is asked before a one-page form is sent. */
+  private requiredUnfilled(observation: Observation): { label: string; field: string } | undefined {
+    for (const control of observation.controls) {
+      if (!control.required || control.disabled || control.inputType === 'password' || control.inputType === 'file') continue;
+      if (!FILLABLE_ROLES.has(control.role) && !CHOICE_ROLES.has(control.role)) continue;
+      const empty = CHOICE_ROLES.has(control.role) ? !control.selected || /^(select|choose|--)/i.test(control.selected.trim()) : !control.value;
+      if (!empty) continue;
+      const label = control.name || control.group;
+      if (!label || this.names!.fieldFor(label) !== undefined) continue;
+      if (datePart(control.name) && this.names!.fieldFor(control.group) !== undefined) continue;
+      return { label, field: fieldNameFor(label) };
+    }
+    return undefined;
+  }
+
+  /** The form's own submit button: one named Submit (or Send, Apply, File, Register) that is not a reset or cancel. */
+  private submitControl(observation: Observation): Control | undefined {
+    const buttons = observation.controls.filter((c) => c.role === 'button' && !c.disabled && !NEVER_PRESS.test(normaliseLabel(c.name)));
+    return buttons.find((c) => SUBMIT.test(normaliseLabel(c.name))) ?? buttons.find((c) => SEND_WORDS.test(normaliseLabel(c.name)));
   }
 
   /**
@@ -142,6 +244,8 @@ export class RulesPlanner implements Planner {
       if (!choice && !FILLABLE_ROLES.has(control.role) && !CHOICE_ROLES.has(control.role)) continue;
       const label = choice ? control.group : control.name;
       if (!label || control.inputType === 'password' || names.fieldFor(label) !== undefined) continue;
+      if (!choice && datePart(control.name) && names.fieldFor(control.group) !== undefined) continue;
+      if (choice && this.fieldWhoseValueIs(control.name) !== undefined) continue;
       const tied = observation.errors.some((e) => e.field !== undefined && sameText(e.field, label));
       if (!control.required && !tied) continue;
       return { label, field: fieldNameFor(label) };
@@ -179,6 +283,11 @@ export function fieldNameFor(label: string): string {
     .replace(/^_+|_+$/g, '')
     .slice(0, 80);
   return /^[a-z]/.test(name) ? name : `field_${name}`.slice(0, 80);
+}
+
+function formatted(value: string, format: ValueFormat): string {
+  const result = formatValue(value, format);
+  return result.ok ? result.text : value;
 }
 
 function isPressable(control: Control): boolean {

@@ -1,0 +1,47 @@
+import { caseDate, formatValue, type ValueFormat } from '../../../shared/value-format';
+import { normaliseLabel } from './field-names';
+
+/**
+ * Reading what a box wants from what the page says about it (its placeholder, pattern, hint, the
+ * error the portal showed, the Day/Month/Year label of one box of three), as one of the closed list
+ * of formats. Only page words choose the format; the text typed is still derived from the case
+ * value by code.
+ */
+
+/** The part of a date a box of three asks for, from its own label. */
+export function datePart(label: string | undefined): ValueFormat | undefined {
+  const words = normaliseLabel(label ?? '');
+  if (/^(day|dd|d)$/.test(words)) return 'date:day';
+  if (/^(month|mm|m)$/.test(words)) return 'date:month';
+  if (/^(year|yyyy|yy|y)$/.test(words)) return 'date:year';
+  return undefined;
+}
+
+/** A format a page text names (`DD/MM/YYYY`, `for example 27 March 2007`, `without country code`), if any. */
+export function formatNamedIn(text: string | undefined, value: string): ValueFormat | undefined {
+  if (!text) return undefined;
+  const t = text.toLowerCase();
+  if (/\bdd\s*\/\s*mm\s*\/\s*yyyy\b/.test(t) || /\bday\s*\/\s*month\s*\/\s*year\b/.test(t)) return 'date:DD/MM/YYYY';
+  if (/\bmm\s*\/\s*dd\s*\/\s*yyyy\b/.test(t)) return 'date:MM/DD/YYYY';
+  if (/\byyyy\s*-\s*mm\s*-\s*dd\b/.test(t)) return 'date:YYYY-MM-DD';
+  if (/\bd{1,2}\s+m{3,4}\s+y{4}\b/.test(t) || /\b\d{1,2} (january|february|march|april|may|june|july|august|september|october|november|december) \d{4}\b/.test(t)) return 'date:D MMMM YYYY';
+  if (/\b\d{2}\/\d{2}\/\d{4}\b/.test(t) && !('problem' in caseDate(value))) return 'date:DD/MM/YYYY';
+  if (/without (the )?(country|international) (code|prefix)|\b10[- ]digit (mobile|phone)|do not (include|enter) (the )?\+?\d*\s*(country code)?/.test(t) && /^\s*(\+|00)/.test(value)) return 'phone:national';
+  if (/\b(digits|numbers) only\b|only (digits|numbers)\b|without (spaces|dashes|hyphens)/.test(t) && /\D/.test(value)) return 'digits';
+  if (/without (commas|separators|grouping)|no commas/.test(t)) return 'amount:plain';
+  return undefined;
+}
+
+/**
+ * The format to fill a case value with, from what the page says about the box, or undefined for
+ * the value as it is. A format whose text cannot be derived from the value is never chosen.
+ */
+export function formatFor(value: string, hints: readonly (string | undefined)[], part?: ValueFormat): ValueFormat | undefined {
+  const candidates = [part, ...hints.map((h) => formatNamedIn(h, value))];
+  for (const format of candidates) {
+    if (!format) continue;
+    const formatted = formatValue(value, format);
+    if (formatted.ok) return formatted.text === value && !part ? undefined : format;
+  }
+  return undefined;
+}
