@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRICES, neutraliseDelimiters, openingTurn, pageBlock, pageSummary, priceFor, renderControl, screenshotReason } from '../../../src/agent/decide/anthropic';
+import { DEFAULT_PRICES, neutraliseDelimiters, openingTurn, pageBlock, pageSummary, priceFor, renderControl, renderObservation, screenshotReason } from '../../../src/agent/decide/anthropic';
+import { estimateTokens } from '../../../src/agent/decide/anthropic/conversation';
+import { untrustedBlock } from '../../../src/agent/decide/anthropic/page-block';
 import { CASE, control, detailsPage, observation, stepAction } from './fixtures';
 
 describe('the page block', () => {
@@ -112,5 +114,81 @@ describe('prices', () => {
     expect(priceFor('anthropic/claude-opus-5-5', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['claude-opus-5-5']);
     expect(priceFor('claude-sonnet-5-5-20260928', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['claude-sonnet-5-5']);
     expect(priceFor('claude-unknown-9', DEFAULT_PRICES)).toBeUndefined();
+  });
+});
+
+describe('a final-review page, said once', () => {
+  const rows: [string, string, string][] = [
+    ['Business name', 'Kestrel Hardware Ltd', '/apply/details'],
+    ['Owner name', 'Amaka Obi', '/apply/details'],
+    ['District', 'South', '/apply/address'],
+    ['I declare the details are true', 'Confirmed', '/apply/declaration'],
+  ];
+  /** The original lab layout's shape: label, value, "Change" and the label again (hidden text), one link per row. */
+  const reviewObservation = (misaligned?: number) =>
+    observation({
+      readId: 'r30',
+      url: 'https://shops.portal.test/apply/review',
+      title: 'Check your answers',
+      flowStep: null,
+      headings: ['Check your answers before submitting your application', 'Business'],
+      text: [
+        'Business',
+        // `misaligned`: that row's "Change" and hidden label are missing, so the text no longer lines up with the links.
+        ...rows.flatMap(([label, value], i) => [label.startsWith('I declare') ? 'Declaration' : label, value, ...(i === misaligned ? [] : ['Change', label])]),
+        'By submitting you confirm the details are correct.',
+      ].join('\n'),
+      controls: [
+        control({ ref: 'r30c1', role: 'link', name: 'Change of name service', href: 'https://shops.portal.test/' }),
+        ...rows.map(([label, , path], i) => control({ ref: `r30c${i + 2}`, role: 'link', name: `Change ${label}`, href: `https://shops.portal.test${path}#f-${i}` })),
+        control({ ref: 'r30c9', role: 'button', name: 'Submit application', href: 'https://shops.portal.test/apply/submit', gated: true }),
+      ],
+    });
+
+  it('says each row once as label: value under the page it is changed on, without a Change link per row', () => {
+    const page = reviewObservation();
+    const block = pageBlock(page);
+    expect(block).toContain(
+      [
+        'review rows (label: value):',
+        '[changed at /apply/details]',
+        '- Business name: Kestrel Hardware Ltd',
+        '- Owner name: Amaka Obi',
+        '[changed at /apply/address]',
+        '- District: South',
+        '[changed at /apply/declaration]',
+        '- I declare the details are true: Confirmed',
+        'By submitting you confirm the details are correct.',
+      ].join('\n'),
+    );
+    for (const [label, value] of rows) {
+      expect(block.split(label).length - 1, label).toBe(1);
+      expect(block.split(value).length - 1, value).toBe(1);
+    }
+    expect(block).not.toMatch(/^Change$/m);
+    expect(block).not.toContain('link "Change Business name"');
+    expect(block).toContain('r30c1 link "Change of name service" href="/"');
+    expect(block).toContain('r30c9 button "Submit application" gated href="/apply/submit"');
+    expect(block).toContain('(4 "Change" links, one per review row, left out');
+    expect(estimateTokens(block)).toBeLessThan(estimateTokens(untrustedBlock(renderObservation(page, { reviewRows: false }))));
+  });
+
+  it('is said as any page when its text does not line up with its Change links (nothing is lost)', () => {
+    const block = pageBlock(reviewObservation(1));
+    expect(block).not.toContain('review rows');
+    for (let i = 2; i <= 5; i += 1) expect(block).toContain(`r30c${i} link "Change `);
+  });
+
+  it('leaves out a text line that only repeats the group its radios carry', () => {
+    const page = observation({
+      text: 'Renewal period\nHow long the renewal runs.',
+      controls: [
+        control({ ref: 'r31c1', role: 'radio', name: '1 year', group: 'Renewal period', checked: false }),
+        control({ ref: 'r31c2', role: 'radio', name: '5 years', group: 'Renewal period', checked: false }),
+      ],
+    });
+    const block = pageBlock(page);
+    expect(block).toContain('text:\nHow long the renewal runs.\ncontrols:');
+    expect(block.split('Renewal period').length - 1).toBe(2);
   });
 });

@@ -29,7 +29,14 @@ import type { Control, Observation } from '../../../shared/observation';
  * origin is written as its path, one on another origin in full, and a button's href that is the
  * page itself (a form posting back) is left out; `type=` is left out where it repeats the role
  * (a radio of type radio); an empty value is left out (no `=` means empty); a list of options
- * equal to an earlier control's says `options=same_as:r4c13`.
+ * equal to an earlier control's says `options=same_as:r4c13`; a line that only repeats a control's
+ * group (the question a radio answers, said as group="…" on its controls) is left out too.
+ *
+ * A final-review page ("Check your answers") with a "Change <label>" link per row is said as its
+ * rows, once each, `- label: value`, under one line per form page the rows are changed on
+ * (`[changed at /apply/owner]`); the per-row Change links and the label each repeats are left out.
+ * The rows are found from the page's own Change links; when the text does not line up with them
+ * (a row missing, a layout not seen before) the page is said as any other, so nothing is lost.
  */
 
 export const UNTRUSTED_OPEN = '<untrusted_page_content>';
@@ -118,9 +125,9 @@ function sameWords(text: string): string {
     .toLowerCase();
 }
 
-/** The page text without the lines that only repeat a control's name, a heading or the flow step. */
+/** The page text without the lines that only repeat a control's name or group, a heading or the flow step. */
 export function textToSay(observation: Observation): string {
-  const said = new Set([...observation.controls.map((c) => c.name), ...observation.headings, observation.flowStep ?? ''].map(sameWords));
+  const said = new Set([...observation.controls.flatMap((c) => [c.name, c.group ?? '']), ...observation.headings, observation.flowStep ?? ''].map(sameWords));
   said.delete('');
   return observation.text
     .split('\n')
@@ -128,13 +135,104 @@ export function textToSay(observation: Observation): string {
     .join('\n');
 }
 
+/** A per-row link of a final-review page: "Change Business name" (the label is what follows the verb). */
+const ROW_LINK = /^(?:change|edit|amend)\s+(.+)$/i;
+/** The link's own text on the page, without the hidden label after it. */
+const LINK_WORD = /^(?:change|edit|amend)$/i;
+/** Row links a page needs before it is read as a final-review page. */
+const MIN_REVIEW_ROWS = 3;
+
+export interface ReviewRow {
+  label: string;
+  value: string;
+  /** Path of the page the row is changed on (its link's address, without the fragment). */
+  changedAt: string;
+}
+
+export interface ReviewPage {
+  /** Text lines before the first row and after the last. */
+  before: string[];
+  rows: ReviewRow[];
+  after: string[];
+  /** Refs of the per-row Change links, left out of the control list. */
+  rowLinks: Set<string>;
+}
+
+/**
+ * The rows of a final-review page, or null when this is not one (fewer than three "Change <label>"
+ * links) or its text does not line up with its links. Each row is the text from the end of the
+ * previous row up to the row's "Change" line: its first line the label (or the link's label where
+ * the text holds it), the rest the value; the label the link repeats after "Change" is dropped.
+ */
+export function reviewPage(observation: Observation, text: string): ReviewPage | null {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const said = new Set(lines.map(sameWords));
+  // A row's link names a label the text holds ("Change of Name on Electricity Connection", a service's own name, does not).
+  const links = observation.controls.filter((c) => c.role === 'link' && said.has(sameWords(ROW_LINK.exec(c.name.trim())?.[1] ?? '')));
+  if (links.length < MIN_REVIEW_ROWS) return null;
+  const rows: ReviewRow[] = [];
+  let before: string[] = [];
+  let buffer: string[] = [];
+  let k = 0;
+  let repeating = false;
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i]!;
+    const link = links[k];
+    const label = link ? ROW_LINK.exec(link.name.trim())![1]!.trim() : '';
+    if (!link || !(LINK_WORD.test(line) || sameWords(line) === sameWords(link.name))) {
+      buffer.push(line);
+      continue;
+    }
+    // The lab's original layout (and GOV.UK's) repeats the label after "Change" as hidden text: every row or none.
+    const repeats = LINK_WORD.test(line) && sameWords(lines[i + 1] ?? '') === sameWords(label);
+    if (k === 0) repeating = repeats;
+    else if (repeats !== repeating) return null;
+    if (repeats) i += 1;
+    const at = buffer.findIndex((l) => sameWords(l) === sameWords(label));
+    const start = at >= 0 ? at : Math.max(0, buffer.length - 2);
+    if (buffer.length === 0) return null;
+    if (k === 0) before = buffer.slice(0, start);
+    else if (start > 0) return null;
+    rows.push({ label: at >= 0 ? buffer[at]! : label, value: buffer.slice(start + 1).join(' '), changedAt: pathOf(link.href, observation.url) });
+    buffer = [];
+    k += 1;
+  }
+  if (k !== links.length) return null;
+  return { before, rows, after: buffer, rowLinks: new Set(links.map((l) => l.ref)) };
+}
+
+function pathOf(href: string | undefined, pageUrl: string): string {
+  if (!href) return '(no address)';
+  const local = localHref(href, pageUrl);
+  return local ? local.path.replace(/#.*$/, '') : href.replace(/#.*$/, '');
+}
+
+/** The review rows, once each, grouped by the page they are changed on. */
+function renderReview(review: ReviewPage): string[] {
+  const lines = [...review.before, 'review rows (label: value):'];
+  let at: string | undefined;
+  for (const row of review.rows) {
+    if (row.changedAt !== at) {
+      at = row.changedAt;
+      lines.push(`[changed at ${at}]`);
+    }
+    lines.push(`- ${line(row.label)}: ${row.value === '' ? '(empty)' : line(row.value)}`);
+  }
+  return [...lines, ...review.after];
+}
+
 /** One-line fields stay on one line, whatever the page put in them. */
 function line(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+export interface RenderOptions {
+  /** Say a final-review page as its rows (default true; false renders it as any page, for measuring). */
+  reviewRows?: boolean;
+}
+
 /** The body of the page block (without delimiters, not yet neutralised). */
-export function renderObservation(observation: Observation): string {
+export function renderObservation(observation: Observation, options: RenderOptions = {}): string {
   const lines: string[] = [`url: ${line(observation.url)}`, `title: ${line(observation.title)}`];
   if (observation.flowStep) lines.push(`flow step: ${line(observation.flowStep)}`);
   if (observation.headings.length > 0) lines.push(`headings: ${observation.headings.map(line).join(' | ')}`);
@@ -145,12 +243,15 @@ export function renderObservation(observation: Observation): string {
   if (observation.hasPasswordField) lines.push('note: this page has a password field (sign-in is done by code, never by you)');
   lines.push('text:');
   const text = textToSay(observation);
-  lines.push(text.trim() === '' ? '(no text)' : text);
+  const review = options.reviewRows === false ? null : reviewPage(observation, text);
+  if (review) lines.push(...renderReview(review));
+  else lines.push(text.trim() === '' ? '(no text)' : text);
   if (observation.textTruncated) lines.push('[text truncated]');
   lines.push('controls:');
   if (observation.controls.length === 0) lines.push('(none)');
   const context: RenderContext = { pageUrl: observation.url, optionLists: new Map() };
-  for (const control of observation.controls) lines.push(renderControl(control, context));
+  for (const control of observation.controls) if (!review?.rowLinks.has(control.ref)) lines.push(renderControl(control, context));
+  if (review) lines.push(`(${review.rowLinks.size} "Change" links, one per review row, left out: go to the row's page to change it)`);
   if (observation.omittedControls > 0) lines.push(`(${observation.omittedControls} more controls not listed)`);
   if (observation.unnamedControls > 0) lines.push(`(${observation.unnamedControls} controls have no name)`);
   if (observation.frameHosts.length > 0) lines.push(`frames from: ${observation.frameHosts.join(', ')}`);
