@@ -1,5 +1,8 @@
 /** The store's public surface: composition roots (the console, the CLI) import from here. */
-export { openStore, Store, type ModelPayload, type PurgeOptions, type PurgeResult, type RunQuery, type StoreOptions } from './store';
+export { openStore, Store as SqliteStore, type ModelPayload, type PurgeOptions, type PurgeResult, type RunQuery, type StoreOptions } from './store';
+export type { Store } from './store-api';
+export { DATABASE_URL_ENV, openPgStore, PgStore, safeDatabaseUrl, type PgStoreOptions } from './pg-store';
+export { openConfiguredStore, type StoreLocation } from './configured';
 export { defaultDbPath, DB_FILE_NAME } from './location';
 export { StoreOpenError } from './database';
 export { CANNOT_PROVE, CHAIN_DEFINITION, genesisHash, stepHash, type BreakPlace, type RunIdentity, type VerifyResult } from './chain';

@@ -597,7 +597,7 @@ interface StepPngs {
 }
 
 /** Checks one picture against the hash its step names: a PNG whose sha256 it is, or neither. */
-function pictureBytes(what: string, name: string, field: string, bytes: Uint8Array | null, named: string | null): Buffer | null {
+export function pictureBytes(what: string, name: string, field: string, bytes: Uint8Array | null, named: string | null): Buffer | null {
   if (!bytes) {
     if (named !== null) throw new Error(`Refused to record ${what}: it names ${name} ${named} (${field}) but no PNG was given. Nothing was written.`);
     return null;
@@ -609,12 +609,12 @@ function pictureBytes(what: string, name: string, field: string, bytes: Uint8Arr
   return png;
 }
 
-function identityOf(row: RunRow) {
+export function identityOf(row: RunRow) {
   return { id: row.id, caseId: row.case_id, clientId: row.client_id, portal: row.portal, task: row.task, startedAt: row.started_at };
 }
 
 /** An event row as the chain reads it; a row whose JSON columns no longer parse reads as null. */
-function storedEventOf(row: RunEventRow): StoredEvent {
+export function storedEventOf(row: RunEventRow): StoredEvent {
   let event: ChainedEvent | null = null;
   try {
     const e = eventFromRow(row);
@@ -631,11 +631,11 @@ function storedEventOf(row: RunEventRow): StoredEvent {
   return { event, hash: row.hash, pos: row.pos, type: row.type };
 }
 
-function fieldName(column: 'application_number' | 'ended_at' | 'case_json' | 'model'): string {
+export function fieldName(column: 'application_number' | 'ended_at' | 'case_json' | 'model'): string {
   return { application_number: 'applicationNumber', ended_at: 'endedAt', case_json: 'caseJson', model: 'model' }[column];
 }
 
-function processIsAlive(pid: number): boolean {
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,22 +1,13 @@
-import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { StepRecord, type ProgressRecord } from '../../src/shared/run';
-import { openStore, type Store } from '../../src/store';
-import { buildStep, newRun, png, SOME_USAGE, tempDbPath } from './fixtures';
+import type { Store } from '../../src/store';
+import { eachStore, storeTarget, type Backend } from './backends';
+import { buildStep, newRun, png, SOME_USAGE } from './fixtures';
 
-const stores: Store[] = [];
-function open(path = tempDbPath()): Store {
-  const store = openStore(path);
-  stores.push(store);
-  return store;
-}
-afterEach(() => {
-  while (stores.length) stores.pop()?.close();
-});
-
-describe('recording steps', () => {
+eachStore('recording steps', (kind) => {
+  const open = async (): Promise<Store> => (await storeTarget(kind)).open();
   it('reads back each step equal to what went in, through the zod schema', async () => {
-    const store = open();
+    const store = await open();
     await store.createRun(newRun());
     const written: StepRecord[] = [];
     for (let i = 0; i < 5; i++) {
@@ -33,7 +24,7 @@ describe('recording steps', () => {
   });
 
   it('keeps the run’s step count, token totals and head hash with the steps', async () => {
-    const store = open();
+    const store = await open();
     await store.createRun(newRun());
     await store.recordStep(buildStep('run-2026-03-02-a1', 0).step, buildStep('run-2026-03-02-a1', 0).png);
     const noModel = buildStep('run-2026-03-02-a1', 1, { usage: null, screenshot: null });
@@ -50,7 +41,7 @@ describe('recording steps', () => {
   });
 
   it('refuses a step out of order, a screenshot that does not match its hash, or a non-PNG, writing nothing', async () => {
-    const store = open();
+    const store = await open();
     await store.createRun(newRun());
     const { step: s1, png: p1 } = buildStep('run-2026-03-02-a1', 1);
     await expect(store.recordStep(s1, p1)).rejects.toThrow(/the next one is step 0\. Nothing was written/);
@@ -64,23 +55,23 @@ describe('recording steps', () => {
   });
 
   it('stores a screenshot once however many steps show it', async () => {
-    const path = tempDbPath();
-    const store = open(path);
+    const target = await storeTarget(kind);
+    const store = await target.open();
     await store.createRun(newRun());
     await store.createRun(newRun({ id: 'run-b', caseId: 'C-2' }));
     const same = png(7, 64);
     for (let i = 0; i < 3; i++) await store.recordStep(buildStep('run-2026-03-02-a1', i, { screenshot: same }).step, same);
     await store.recordStep(buildStep('run-b', 0, { screenshot: same }).step, same);
-    const raw = new Database(path, { readonly: true });
-    expect(raw.prepare('SELECT count(*) AS n, sum(length(png)) AS bytes FROM screenshots').get()).toEqual({ n: 1, bytes: same.length });
-    raw.close();
+    const length = kind === 'sqlite' ? 'length' : 'octet_length';
+    expect(await target.rows(`SELECT count(*) AS n, sum(${length}(png)) AS bytes FROM screenshots`)).toEqual([{ n: 1, bytes: same.length }]);
     expect((await store.verifyRun('run-b')).ok).toBe(true);
   });
 });
 
-describe('runs, audit trail and replay queries', () => {
+eachStore('runs, audit trail and replay queries', (kind) => {
+  const open = async (): Promise<Store> => (await storeTarget(kind)).open();
   it('lists runs newest first, by status, with paging', async () => {
-    const store = open();
+    const store = await open();
     for (let i = 0; i < 5; i++) {
       await store.createRun(newRun({ id: `run-${i}`, startedAt: `2026-03-0${i + 1}T09:00:00.000Z`, status: i % 2 ? 'done' : 'running' }));
     }
@@ -91,8 +82,8 @@ describe('runs, audit trail and replay queries', () => {
   });
 
   it('records status changes with reasons, resumption and field changes in an append-only trail', async () => {
-    const path = tempDbPath();
-    const store = open(path);
+    const target = await storeTarget(kind);
+    const store = await target.open();
     await store.createRun(newRun());
     const id = 'run-2026-03-02-a1';
     await store.updateRun(id, { status: 'awaiting_approval', reason: 'Waiting for approval: Submit application' });
@@ -127,15 +118,14 @@ describe('runs, audit trail and replay queries', () => {
     expect(trail[6]?.detail).toEqual({ fields: ['applicationNumber', 'endedAt'] });
     expect(JSON.stringify(trail)).not.toContain('Naas');
 
-    const raw = new Database(path);
-    expect(() => raw.prepare('UPDATE run_events SET reason = ? WHERE run_id = ?').run('rewritten', id)).toThrow(/append-only/);
-    expect(() => raw.prepare('DELETE FROM run_events').run()).toThrow(/append-only/);
-    expect(() => raw.prepare("UPDATE runs SET case_id = 'C-other' WHERE id = ?").run(id)).toThrow(/identity never changes/);
-    raw.close();
+    await expect(target.rows('UPDATE run_events SET reason = ? WHERE run_id = ?', 'rewritten', id)).rejects.toThrow(/append-only/);
+    await expect(target.rows('DELETE FROM run_events')).rejects.toThrow(/append-only/);
+    await expect(target.rows("UPDATE runs SET case_id = 'C-other' WHERE id = ?", id)).rejects.toThrow(/identity never changes/);
+    if (kind === 'postgres') await expect(target.rows('TRUNCATE run_events')).rejects.toThrow(/append-only/);
   });
 
   it('answers which actions were approved or denied, by whom and when', async () => {
-    const store = open();
+    const store = await open();
     await store.createRun(newRun());
     const id = 'run-2026-03-02-a1';
     await store.recordStep(buildStep(id, 0).step, png(0));
@@ -170,9 +160,10 @@ describe('runs, audit trail and replay queries', () => {
   });
 });
 
-describe('progress records', () => {
+eachStore('progress records', (kind: Backend) => {
+  const open = async (): Promise<Store> => (await storeTarget(kind)).open();
   it('saves, loads and updates one record per client, portal and task', async () => {
-    const store = open();
+    const store = await open();
     expect(await store.getProgress('lakshmi-stores', 'shops', 'shop-registration-renewal')).toBeNull();
     const first: ProgressRecord = {
       clientId: 'lakshmi-stores',

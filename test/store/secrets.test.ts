@@ -1,24 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, SecretRefusedError, type Store } from '../../src/store';
-import { addressPage, buildStep, newRun, png, tempDbPath } from './fixtures';
+import { expect, it } from 'vitest';
+import { SecretRefusedError, type PgStore, type Store } from '../../src/store';
+import { eachStore, storeTarget } from './backends';
+import { addressPage, buildStep, newRun, png } from './fixtures';
 
 const RUN = 'run-2026-03-02-a1';
-const stores: Store[] = [];
-function open(path = tempDbPath()): Store {
-  const store = openStore(path);
-  stores.push(store);
-  return store;
-}
-afterEach(() => {
-  while (stores.length) stores.pop()?.close();
-});
 
-describe('registered secrets', () => {
+eachStore('registered secrets', (kind) => {
+  const open = async (): Promise<Store> => (await storeTarget(kind)).open();
   it('refuse a step that carries one, naming where but not what, and write nothing', async () => {
-    const path = tempDbPath();
-    const store = open(path);
+    const target = await storeTarget(kind);
+    const store = await target.open();
     await store.createRun(newRun());
     store.registerSecret('Hunter2-vault-pw', RUN);
     store.registerSecret('493817', RUN); // a one-time code
@@ -33,10 +25,8 @@ describe('registered secrets', () => {
     const otpInEvent = buildStep(RUN, 0, { events: [{ type: 'otp', message: 'One-time code 493817 typed by code', at: '2026-03-02T09:16:00.000Z' }] });
     await expect(store.recordStep(otpInEvent.step, otpInEvent.png)).rejects.toThrow(/events\[0\]\.message/);
 
-    const raw = new Database(path, { readonly: true });
-    expect(raw.prepare('SELECT count(*) FROM steps').pluck().get()).toBe(0);
-    expect(raw.prepare('SELECT count(*) FROM screenshots').pluck().get()).toBe(0);
-    raw.close();
+    expect(await target.value('SELECT count(*) FROM steps')).toBe(0);
+    expect(await target.value('SELECT count(*) FROM screenshots')).toBe(0);
     expect((await store.getRun(RUN))?.stepCount).toBe(0);
 
     // The redacted step, as the engine sends it, goes through.
@@ -46,7 +36,7 @@ describe('registered secrets', () => {
   });
 
   it('guard run updates, progress and model payloads too', async () => {
-    const store = open();
+    const store = await open();
     await store.createRun(newRun());
     store.registerSecret('correct horse battery');
     await expect(store.updateRun(RUN, { reason: 'Signed in with correct horse battery' })).rejects.toThrow(/reason contains a registered secret/);
@@ -60,7 +50,7 @@ describe('registered secrets', () => {
   });
 
   it('hold a run’s secrets to that run, and let them go when the run ends', async () => {
-    const store = open();
+    const store = await open();
     await store.createRun(newRun({ id: 'a' }));
     await store.createRun(newRun({ id: 'b', caseId: 'C-b' }));
     store.registerSecret('Read 0', 'a'); // matches text in every fixture observation
@@ -71,7 +61,7 @@ describe('registered secrets', () => {
   });
 
   it('ignore values too short to be told from ordinary text', async () => {
-    const store = open();
+    const store = await open();
     await store.createRun(newRun());
     store.registerSecret('a');
     store.registerSecret('');
@@ -80,10 +70,10 @@ describe('registered secrets', () => {
   });
 });
 
-describe('markInterrupted', () => {
+eachStore('markInterrupted', (kind) => {
   it('marks runs a dead process left running or waiting, and leaves live and finished runs alone', async () => {
-    const path = tempDbPath();
-    const store = open(path);
+    const target = await storeTarget(kind);
+    const store = await target.open();
     const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
     for (const [id, status] of [
       ['orphan-running', 'running'],
@@ -97,11 +87,9 @@ describe('markInterrupted', () => {
       await store.createRun(newRun({ id, caseId: `C-${id}`, status }));
     }
     await store.recordStep(buildStep('orphan-running', 0).step, png(0));
-    const raw = new Database(path);
-    raw.prepare("UPDATE runs SET owner_pid = ?, owner_token = 'dead-console' WHERE id LIKE 'orphan-%' OR id IN ('finished', 'queued')").run(deadPid);
+    await target.rows("UPDATE runs SET owner_pid = ?, owner_token = 'dead-console' WHERE id LIKE 'orphan-%' OR id IN ('finished', 'queued')", deadPid);
     // Another process (our parent, alive) owns this one: a CLI run on the same file.
-    raw.prepare("UPDATE runs SET owner_pid = ?, owner_token = 'other-cli' WHERE id = 'live-elsewhere'").run(process.ppid);
-    raw.close();
+    await target.rows("UPDATE runs SET owner_pid = ?, owner_token = 'other-cli' WHERE id = 'live-elsewhere'", process.ppid);
 
     const marked = await store.markInterrupted();
     expect(marked.sort()).toEqual(['orphan-approval', 'orphan-input', 'orphan-running']);
@@ -115,5 +103,24 @@ describe('markInterrupted', () => {
     await store.updateRun('orphan-running', { status: 'running' });
     expect((await store.auditTrail('orphan-running')).at(-1)).toMatchObject({ type: 'resumed', fromStatus: 'interrupted', toStatus: 'running' });
     expect(await store.markInterrupted()).toEqual([]);
+  });
+});
+
+eachStore('markInterrupted across desks', (kind) => {
+  it.skipIf(kind === 'sqlite')('leaves a run of another desk alone whatever its pid, and takeOver hands it on with a reason naming the desk', async () => {
+    const target = await storeTarget(kind);
+    const store = await target.open();
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+    await store.createRun(newRun({ id: 'other-desk', caseId: 'C-o' }));
+    await store.createRun(newRun({ id: 'this-desk', caseId: 'C-t' }));
+    await target.rows("UPDATE runs SET owner_pid = ?, owner_token = 'gone', owner_host = 'desk-2' WHERE id = 'other-desk'", deadPid);
+    await target.rows("UPDATE runs SET owner_pid = ?, owner_token = 'gone' WHERE id = 'this-desk'", deadPid);
+    expect(await store.markInterrupted()).toEqual(['this-desk']);
+    expect((await store.getRun('other-desk'))?.status).toBe('running');
+    const pgStore = store as PgStore;
+    expect(await pgStore.takeOver('other-desk', 'its desk stopped answering the office queue')).toBe(true);
+    expect(await store.getRun('other-desk')).toMatchObject({ status: 'interrupted', reason: expect.stringMatching(/its desk stopped answering the office queue \(desk desk-2, pid \d+\) after step 0/) });
+    expect(await pgStore.takeOver('other-desk', 'again')).toBe(false);
+    expect(await store.verifyRun('other-desk')).toMatchObject({ ok: true });
   });
 });

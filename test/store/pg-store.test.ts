@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { openConfiguredStore, openPgStore, PgStore, SqliteStore, StoreOpenError, LATEST_SCHEMA_VERSION } from '../../src/store';
+import { MIGRATIONS } from '../../src/store/migrations';
+import { PG_MIGRATIONS } from '../../src/store/pg-migrations';
+import { skipPostgres, storeTarget } from './backends';
+import { buildStep, newRun, tempDbPath } from './fixtures';
+
+/** What only the PostgreSQL store has to show: its schema history, opening, and several desks on one database. */
+describe('the PostgreSQL schema', () => {
+  it('mirrors every SQLite migration, version for version and name for name', () => {
+    expect(PG_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
+  });
+});
+
+describe.skipIf(skipPostgres('postgres'))('opening the PostgreSQL store', () => {
+  it('upgrades once when two desks open a new database at the same moment', async () => {
+    const target = await storeTarget('postgres', { empty: true });
+    const [a, b] = await Promise.all([target.open(), target.open()]);
+    expect(await target.rows('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+    expect(await (a as PgStore).schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+    // Both desks write to one run's chain in turn; the row lock keeps it one ordered log.
+    await a.createRun(newRun());
+    await Promise.all([0, 1, 2, 3].map(async (i) => (i % 2 ? a : b).updateRun('run-2026-03-02-a1', { reason: `note ${i}` })));
+    await b.recordStep(buildStep('run-2026-03-02-a1', 0).step, buildStep('run-2026-03-02-a1', 0).png);
+    expect(await a.verifyRun('run-2026-03-02-a1')).toMatchObject({ ok: true, steps: 1, events: 5 });
+  });
+
+  it('refuses a database from a newer Portal Desk, and a read-only open of one that has no store, changing nothing', async () => {
+    const target = await storeTarget('postgres', { empty: true });
+    await expect(target.open({ readOnly: true })).rejects.toThrow(/is not a Portal Desk store/);
+    expect(await target.value("SELECT to_regclass('schema_migrations')::text")).toBeNull();
+    await (await target.open()).close();
+    await target.rows("INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (99, 'from the future', 'x', 'now')");
+    await expect(target.open()).rejects.toThrow(/schema version 99, newer than this Portal Desk understands.*Nothing was changed/);
+  });
+
+  it('opens read-only for verify and replay: reads answer, writes are refused', async () => {
+    const target = await storeTarget('postgres');
+    const writer = await target.open();
+    await writer.createRun(newRun());
+    const reader = await target.open({ readOnly: true });
+    expect((await reader.getRun('run-2026-03-02-a1'))?.status).toBe('running');
+    expect(await reader.verifyRun('run-2026-03-02-a1')).toMatchObject({ ok: true });
+    await expect(reader.updateRun('run-2026-03-02-a1', { reason: 'x' })).rejects.toThrow(/opened read-only; nothing was written/);
+  });
+
+  it('says in one line when the server cannot be reached, never printing the password', async () => {
+    const error = await openPgStore('postgres://clerk:s3cret-pw@127.0.0.1:1/office').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreOpenError);
+    expect((error as Error).message).toMatch(/^Could not open the Portal Desk database at postgres:\/\/clerk:\*\*\*@127\.0\.0\.1:1\/office: .*ECONNREFUSED/);
+    expect((error as Error).message).not.toContain('s3cret-pw');
+  });
+});
+
+describe('openConfiguredStore', () => {
+  it('opens this desk’s SQLite file unless PORTAL_DESK_DATABASE_URL names an office database', async () => {
+    const store = await openConfiguredStore({ dbPath: tempDbPath(), env: {} });
+    expect(store).toBeInstanceOf(SqliteStore);
+    await store.close();
+    await expect(openConfiguredStore({ dbPath: tempDbPath(), env: { PORTAL_DESK_DATABASE_URL: 'mysql://office' } })).rejects.toThrow(/PORTAL_DESK_DATABASE_URL: it is not a PostgreSQL address/);
+  });
+
+  it.skipIf(skipPostgres('postgres'))('opens the office store when it does, keeping the desk’s own files in its data folder', async () => {
+    const target = await storeTarget('postgres');
+    const store = await openConfiguredStore({ dbPath: tempDbPath(), env: { PORTAL_DESK_DATABASE_URL: target.where, PORTAL_DESK_HOME: '/tmp/desk-home' } });
+    try {
+      expect(store).toBeInstanceOf(PgStore);
+      expect(store.localFolder).toBe('/tmp/desk-home');
+      expect(store.path).toBe(target.where);
+    } finally {
+      await store.close();
+    }
+  });
+});
