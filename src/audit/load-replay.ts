@@ -1,6 +1,7 @@
 import { sha256Hex } from '../base/canonical-json';
 import { OutcomeStatus } from '../shared/outcome';
 import { StepRecord, ZERO_USAGE, type TokenUsage } from '../shared/run';
+import { pageErrorsOf, requestsOf } from '../shared/step-log';
 import { VerdictKind } from '../shared/verdict';
 import { verifyExport, type RunExport, type Store, type VerifyResult } from '../store';
 import { describeAction } from './describe-action';
@@ -114,6 +115,7 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
     }
     const s = parsed.data;
     const o = s.observation;
+    const requests = requestsOf(s.events);
     const actions: ReplayAction[] = s.actions.map((a, i) => ({
       index: i,
       summary: describeAction(a.action, a.element),
@@ -146,10 +148,15 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
       },
       observationHash: s.observationHash,
       screenshot: s.screenshotHash === null ? null : screenshotOf(s.screenshotHash),
+      ...(s.afterScreenshotHash != null ? { after: screenshotOf(s.afterScreenshotHash) } : {}),
+      ...(s.fullPageHash != null ? { fullPage: screenshotOf(s.fullPageHash) } : {}),
       reasoning: s.reasoning,
       model: s.model,
       actions,
       events: s.events,
+      requests: requests.lines,
+      requestsHidden: requests.hidden,
+      pageErrors: pageErrorsOf(s.events),
     };
   });
 

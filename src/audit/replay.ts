@@ -111,6 +111,18 @@ export const ReplayPage = z.object({
 });
 export type ReplayPage = z.infer<typeof ReplayPage>;
 
+export const ReplayRequest = z.object({
+  at: z.string(),
+  outcome: z.enum(['sent', 'refused', 'denied']),
+  by: z.enum(['egress lock', 'network lock', 'commit gate']),
+  method: z.string().nullable(),
+  url: z.string().nullable(),
+  rule: z.string(),
+  message: z.string(),
+  type: z.string(),
+});
+export type ReplayRequest = z.infer<typeof ReplayRequest>;
+
 export const ReplayStep = z.object({
   kind: z.literal('step'),
   index: z.number().int().nonnegative(),
@@ -125,10 +137,19 @@ export const ReplayStep = z.object({
   page: ReplayPage,
   observationHash: z.string(),
   screenshot: ReplayScreenshot.nullable(),
+  /** After the step's actions ran and the page settled; absent on steps recorded before schema 5. */
+  after: ReplayScreenshot.nullable().optional(),
+  /** The whole page, at a gated step. */
+  fullPage: ReplayScreenshot.nullable().optional(),
   reasoning: z.string(),
   model: ModelCall.nullable(),
   actions: z.array(ReplayAction),
   events: z.array(StepEvent),
+  /** The requests pane: what the egress lock, network lock and commit gate let through or refused, with the rule (browser noise counted in requestsHidden). */
+  requests: z.array(ReplayRequest).optional(),
+  requestsHidden: z.number().int().nonnegative().optional(),
+  /** The page errors pane: script and console errors, failed loads. */
+  pageErrors: z.array(z.object({ kind: z.string(), message: z.string(), at: z.string() })).optional(),
 });
 export type ReplayStep = z.infer<typeof ReplayStep>;
 

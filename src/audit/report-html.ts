@@ -1,9 +1,9 @@
 import type { OutcomeStatus } from '../shared/outcome';
 import type { RunStatus, StepEvent, TokenUsage } from '../shared/run';
 import type { VerdictKind } from '../shared/verdict';
-import { visibleEvents } from './browser-noise';
 import { html, trusted, type SafeHtml } from './html';
-import type { Replay, ReplayAction, ReplayAuditEvent, ReplayEntry, ReplayStep, UnreadableStep } from './replay';
+import { otherEvents } from '../shared/step-log';
+import type { Replay, ReplayAction, ReplayAuditEvent, ReplayEntry, ReplayScreenshot, ReplayStep, UnreadableStep } from './replay';
 import { REPORT_CSS } from './report-style';
 import { finalScan, type SecretGuardOptions } from './secret-scan';
 
@@ -98,7 +98,9 @@ function stepMarks(s: ReplayEntry): { tone: 'warn' | 'bad' | 'info'; label: stri
   if (s.integrity === 'broken') marks.push({ tone: 'bad', label: 'chain broken here' });
   if (s.actions.some((a) => a.verdict.verdict === 'needs_approval')) marks.push({ tone: 'warn', label: 'approval asked' });
   if (s.actions.some((a) => a.verdict.verdict === 'block' || BAD_OUTCOMES.includes(a.outcome.status))) marks.push({ tone: 'bad', label: 'blocked, denied or failed action' });
-  const { shown } = visibleEvents(s.events);
+  const stopped = (s.requests ?? []).filter((r) => r.outcome !== 'sent');
+  if (stopped.length) marks.push({ tone: 'bad', label: `${plural(stopped.length, 'request')} stopped` });
+  const shown = otherEvents(s.events);
   if (shown.length) marks.push({ tone: eventTone(shown) === 'bad' ? 'bad' : 'info', label: shown.map((e) => humanise(e.type)).join(', ') });
   return marks;
 }
@@ -184,7 +186,7 @@ function stepSection(s: ReplayStep, replay: Replay, shot: NonNullable<ReportOpti
 <p class="url">${p.flowStep ? html`<span class="chip grey">Portal: ${p.flowStep}</span> ` : ''}${p.url}</p>
 ${s.problem ? html`<div class="banner bad problem" role="alert"><span class="icon">✗</span><strong>${s.problem}</strong></div>` : ''}
 <div class="step-body">
-${screenshotFigure(s, shot)}
+${picturesBlock(s, shot)}
 <div class="step-info">
 <div><h3>Page</h3><p>${p.title || html`<span class="none">(no title)</span>`}</p>${
     p.headings.length && !(p.headings.length === 1 && p.headings[0] === title)
@@ -193,10 +195,13 @@ ${screenshotFigure(s, shot)}
   }${p.hasPasswordField ? html`<p class="small muted">Has a password box (sign-in is done by code; the box is masked in the screenshot)</p>` : ''}</div>
 ${p.errors.length ? html`<div><h3>Errors on the page</h3><ul class="plain errors">${p.errors.map((e) => html`<li>${e.message}${e.field ? html` <span class="muted small">(${e.field})</span>` : ''}</li>`)}</ul></div>` : ''}
 <div><h3>Reasoning</h3><p class="reasoning">${s.reasoning || '(none recorded)'}</p></div>
+${pageErrorsBlock(s)}
 ${eventsBlock(s.events)}
 <div><h3>Model</h3>${modelLine(s, replay.run.planner)}</div>
 </div>
 </div>
+${requestsBlock(s)}
+${fullPageFigure(s, shot)}
 ${s.actions.length ? actionsTable(s.actions) : html`<p class="muted small no-actions">No actions: ${s.model ? 'the planner proposed none' : 'code handled this page; the model was not asked'}.</p>`}
 <details class="page-text"><summary>Page text as read (${plural(p.text.length, 'character')}${p.textTruncated ? ', trimmed to the read budget' : ''})</summary><pre>${p.text}</pre></details>
 <p class="step-foot">step hash ${s.chainHash ?? '(none)'} · observation ${s.observationHash}</p>
@@ -209,23 +214,64 @@ function integrityChip(integrity: ReplayStep['integrity']): SafeHtml | string {
   return '';
 }
 
-function screenshotFigure(s: ReplayStep, shot: NonNullable<ReportOptions['screenshot']>): SafeHtml {
-  const info = s.screenshot;
-  if (!info) return html`<p class="no-shot">No screenshot was taken at this step.</p>`;
+/** The step's before and after pictures, side by side. */
+function picturesBlock(s: ReplayStep, shot: NonNullable<ReportOptions['screenshot']>): SafeHtml {
+  if (s.after === undefined) return html`<div class="pictures">${pictureFigure(s.screenshot, shot, `Screenshot at step ${s.index}: ${s.page.title}`, 'Screenshot taken with the page read', 'No screenshot was taken at this step.')}</div>`;
+  return html`<div class="pictures two">${pictureFigure(s.screenshot, shot, `Before step ${s.index}: ${s.page.title}`, 'Before: the page as read, before the actions', 'No before picture was taken at this step.')}${pictureFigure(
+    s.after,
+    shot,
+    `After step ${s.index}`,
+    'After: once the actions ran and the page settled',
+    'No after picture was taken at this step (the page was gone or did not settle).',
+  )}</div>`;
+}
+
+/** The whole page at a gated step, in a box that scrolls (no script: the report has none). */
+function fullPageFigure(s: ReplayStep, shot: NonNullable<ReportOptions['screenshot']>): SafeHtml | string {
+  if (!s.fullPage) return '';
+  return html`<div class="fullpage-block"><h3>Full page at this gated step</h3>${pictureFigure(s.fullPage, shot, `The whole page at step ${s.index}`, 'The whole page, top to bottom, as the clerk was asked about it (scroll inside the box)', '', 'fullpage')}</div>`;
+}
+
+function pictureFigure(info: ReplayScreenshot | null | undefined, shot: NonNullable<ReportOptions['screenshot']>, alt: string, caption: string, none: string, kind = 'shot'): SafeHtml {
+  if (!info) return html`<p class="no-shot">${none}</p>`;
   const png = info.state === 'present' ? shot(info.sha256) : null;
   if (png) {
     const size = info.width && info.height ? `${info.width}×${info.height}` : '';
-    return html`<figure class="shot"><img src="data:image/png;base64,${Buffer.from(png.buffer, png.byteOffset, png.byteLength).toString('base64')}" alt="Screenshot at step ${s.index}: ${s.page.title}"${
+    const img = html`<img src="data:image/png;base64,${Buffer.from(png.buffer, png.byteOffset, png.byteLength).toString('base64')}" alt="${alt}"${
       info.width && info.height ? html` width="${info.width}" height="${info.height}"` : ''
-    }><figcaption>Screenshot taken with the page read · ${size} · sha256 <span class="mono">${info.sha256.slice(0, 16)}…</span></figcaption></figure>`;
+    }>`;
+    return html`<figure class="${kind}">${kind === 'fullpage' ? html`<div class="scroll" tabindex="0">${img}</div>` : img}<figcaption>${caption} · ${size} · sha256 <span class="mono">${info.sha256.slice(0, 16)}…</span></figcaption></figure>`;
   }
   const why: Record<string, string> = {
-    present: 'The screenshot was not supplied to the report.',
-    purged: 'Screenshot purged by retention. Its hash stays in the chain.',
-    missing: 'Screenshot missing: it was not purged, yet its bytes are gone.',
-    altered: 'Screenshot not shown: its bytes do not match the hash the chain recorded.',
+    present: 'The picture was not supplied to the report.',
+    purged: 'Picture purged by retention. Its hash stays in the chain.',
+    missing: 'Picture missing: it was not purged, yet its bytes are gone.',
+    altered: 'Picture not shown: its bytes do not match the hash the chain recorded.',
   };
-  return html`<p class="no-shot ${info.state === 'missing' || info.state === 'altered' ? 'bad' : ''}">${why[info.state]}<br><span class="mono">sha256 ${info.sha256.slice(0, 16)}…</span></p>`;
+  return html`<p class="no-shot ${info.state === 'missing' || info.state === 'altered' ? 'bad' : ''}">${caption}: ${why[info.state]}<br><span class="mono">sha256 ${info.sha256.slice(0, 16)}…</span></p>`;
+}
+
+/** What the egress lock, the network lock and the commit gate let through or refused in this step, with the rule. */
+function requestsBlock(s: ReplayStep): SafeHtml | string {
+  const lines = s.requests ?? [];
+  const hidden = s.requestsHidden ?? 0;
+  if (lines.length === 0 && hidden === 0) return '';
+  const sent = lines.filter((l) => l.outcome === 'sent').length;
+  const note = hidden ? html`<p class="small muted">${plural(hidden, 'browser-internal request')} refused (Chromium’s own background traffic, not the page or the agent): left out of view, kept in the run’s raw log.</p>` : '';
+  return html`<div class="requests-block"><h3>Requests · ${String(sent)} let through, ${String(lines.length - sent)} stopped</h3>${
+    lines.length
+      ? html`<table class="requests"><thead><tr><th>Time</th><th>Outcome</th><th>Request</th><th>Judged by</th><th>Rule</th></tr></thead><tbody>${lines.map(
+          (l) => html`<tr class="${l.outcome}"><td class="small">${dateTime(l.at)}</td><td><span class="chip ${l.outcome === 'sent' ? 'ok' : 'bad'}">${l.outcome === 'sent' ? 'let through' : l.outcome}</span></td><td><span class="mono">${l.method ?? ''} ${l.url ?? ''}</span><span class="why">${withoutLocalPaths(l.message)}</span></td><td>${l.by}</td><td><code>${l.rule}</code></td></tr>`,
+        )}</tbody></table>`
+      : ''
+  }${note}</div>`;
+}
+
+/** The page's own errors: script errors, console errors, loads that failed. */
+function pageErrorsBlock(s: ReplayStep): SafeHtml | string {
+  const errors = s.pageErrors ?? [];
+  if (errors.length === 0) return '';
+  return html`<div><h3>Page errors</h3><ul class="plain events page-errors">${errors.map((e) => html`<li><span class="ev-head"><span class="chip warn">${e.kind}</span> ${dateTime(e.at)}</span><span class="ev-msg">${withoutLocalPaths(e.message)}</span></li>`)}</ul></div>`;
 }
 
 function modelLine(s: ReplayStep, planner: string): SafeHtml {
@@ -255,10 +301,10 @@ function eventItem(e: StepEvent): SafeHtml {
 
 /** The step's events, without Chromium's own background requests (counted; they stay in the raw log and the export). */
 function eventsBlock(events: readonly StepEvent[]): SafeHtml | string {
-  const { shown, hidden } = visibleEvents(events);
-  if (shown.length === 0 && hidden === 0) return '';
-  const note = hidden ? html`<p class="small muted">${plural(hidden, 'browser-internal request')} refused (Chromium’s own background traffic, not the page or the agent): left out of view, kept in the run’s raw log.</p>` : '';
-  return html`<div><h3>Events</h3>${shown.length ? html`<ul class="plain events">${shown.map(eventItem)}</ul>` : ''}${note}</div>`;
+  // Requests and page errors have their own panes; browser-internal noise is counted there.
+  const shown = otherEvents(events);
+  if (shown.length === 0) return '';
+  return html`<div><h3>Events</h3><ul class="plain events">${shown.map(eventItem)}</ul></div>`;
 }
 
 /**

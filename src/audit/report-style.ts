@@ -98,6 +98,19 @@ figure.shot img { display: block; width: 100%; height: auto; border: 1px solid v
 figure.shot figcaption, .no-shot { font-size: 12px; color: var(--muted); margin-top: 6px; }
 .no-shot { border: 1px dashed var(--line); border-radius: 6px; padding: 28px 12px; text-align: center; margin: 0; background: #fafbfc; }
 .no-shot.bad { border-color: var(--bad-line); color: var(--bad-ink); background: var(--bad-bg); }
+.pictures.two { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 10px; align-content: start; }
+.fullpage-block { margin-top: 16px; }
+figure.fullpage { margin: 0; }
+figure.fullpage .scroll { max-height: 720px; overflow: auto; border: 1px solid var(--line); border-radius: 6px; background: #fafafa; }
+figure.fullpage img { display: block; max-width: 100%; height: auto; }
+figure.fullpage figcaption { font-size: 12px; color: var(--muted); margin-top: 6px; }
+.requests-block { margin-top: 16px; }
+table.requests { font-size: 13px; table-layout: fixed; width: 100%; }
+table.requests th, table.requests td { text-align: left; vertical-align: top; padding: 6px 8px; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+table.requests th { font-size: 11.5px; font-weight: 700; letter-spacing: .05em; text-transform: uppercase; color: var(--muted); border-top: 0; }
+table.requests th:nth-child(1) { width: 16%; } table.requests th:nth-child(2) { width: 11%; } table.requests th:nth-child(4) { width: 12%; } table.requests th:nth-child(5) { width: 18%; }
+table.requests tr.refused td, table.requests tr.denied td { background: #fff7f6; }
+table.requests .why { display: block; color: var(--muted); font-size: 12px; }
 .step-info h3 { font-size: 12px; font-weight: 700; letter-spacing: .06em; text-transform: uppercase; color: var(--muted); margin: 0 0 4px; }
 .step-info > div + div { margin-top: 14px; }
 .step-info p { margin: 0; }

@@ -1,0 +1,96 @@
+import { isBrowserNoise } from './browser-noise';
+import type { StepEvent } from './run';
+
+/**
+ * A step's event log read as the replay's and the report's panes: the requests the egress lock,
+ * the network lock and the commit gate let through or refused (with the deciding rule), and the
+ * page's own errors (uncaught script errors, console errors, loads that failed). Pure, so the
+ * console's renderer and the HTML report read the raw log the same way. Browser-internal noise
+ * (src/shared/browser-noise.ts) is counted, not listed; the raw log keeps it.
+ */
+
+export type RequestOutcome = 'sent' | 'refused' | 'denied';
+
+export interface RequestLine {
+  at: string;
+  outcome: RequestOutcome;
+  /** What judged it: the egress lock (every connection), the network lock (the page's navigations and requests), the commit gate. */
+  by: 'egress lock' | 'network lock' | 'commit gate';
+  /** GET, POST, CONNECT… where known. */
+  method: string | null;
+  /** The address (or host) as recorded, shortened by the guard. */
+  url: string | null;
+  /** The deciding rule, e.g. `commit-gate:submit-path`, `egress-lock:portal-hosts`. */
+  rule: string;
+  /** The event's line as the guard wrote it. */
+  message: string;
+  type: string;
+}
+
+/** Step event types that are requests judged below the page, and what each means. */
+const REQUEST_TYPES: Record<string, { outcome: RequestOutcome; by: RequestLine['by']; rule: string }> = {
+  request_sent: { outcome: 'sent', by: 'egress lock', rule: 'egress-lock:portal-hosts' },
+  request_blocked: { outcome: 'refused', by: 'egress lock', rule: 'egress-lock:portal-hosts' },
+  navigation_blocked: { outcome: 'refused', by: 'network lock', rule: 'hosts' },
+  request_forbidden: { outcome: 'refused', by: 'commit gate', rule: 'commit-gate:forbidden' },
+  commit_refused: { outcome: 'refused', by: 'commit gate', rule: 'commit-gate' },
+  commit_denied: { outcome: 'denied', by: 'commit gate', rule: 'commit-gate' },
+  commit_approved: { outcome: 'sent', by: 'commit gate', rule: 'commit-gate' },
+  commit_pre_approved: { outcome: 'sent', by: 'commit gate', rule: 'commit-gate' },
+};
+
+/** Step event types that are the page's own errors. */
+export const PAGE_ERROR_TYPES: Readonly<Record<string, string>> = {
+  page_error: 'script error',
+  console_error: 'console error',
+  load_failed: 'failed load',
+};
+
+const METHOD_AND_URL = /\b(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|UPGRADE)\s+(?:a\s+)?(?:request\s+to\s+|connection\s+to\s+|redirect\s+to\s+)?(\S+?)[,:;)]?(?:\s|$)/;
+
+export function isRequestEvent(e: StepEvent): boolean {
+  return Object.hasOwn(REQUEST_TYPES, e.type);
+}
+
+export function isPageErrorEvent(e: StepEvent): boolean {
+  return Object.hasOwn(PAGE_ERROR_TYPES, e.type);
+}
+
+/** One request event as a line of the requests pane. */
+export function requestLine(e: StepEvent): RequestLine | null {
+  const kind = REQUEST_TYPES[e.type];
+  if (!kind) return null;
+  if (e.request) {
+    return { at: e.at, outcome: e.request.outcome, by: kind.by, method: e.request.method, url: e.request.url, rule: e.request.rule, message: e.message, type: e.type };
+  }
+  // Steps recorded before requests carried data: the guard's line names the method and address.
+  const m = METHOD_AND_URL.exec(e.message);
+  return { at: e.at, outcome: kind.outcome, by: kind.by, method: m?.[1] ?? null, url: m?.[2] ?? null, rule: kind.rule, message: e.message, type: e.type };
+}
+
+/** The requests pane of a step: what went and what was stopped, noise counted apart. */
+export function requestsOf(events: readonly StepEvent[]): { lines: RequestLine[]; hidden: number; sent: number; stopped: number } {
+  const lines: RequestLine[] = [];
+  let hidden = 0;
+  for (const e of events) {
+    if (!isRequestEvent(e)) continue;
+    if (isBrowserNoise(e)) {
+      hidden += 1;
+      continue;
+    }
+    const line = requestLine(e);
+    if (line) lines.push(line);
+  }
+  const sent = lines.filter((l) => l.outcome === 'sent').length;
+  return { lines, hidden, sent, stopped: lines.length - sent };
+}
+
+/** The page errors pane of a step: script and console errors and failed loads, as recorded. */
+export function pageErrorsOf(events: readonly StepEvent[]): { kind: string; message: string; at: string }[] {
+  return events.filter(isPageErrorEvent).map((e) => ({ kind: PAGE_ERROR_TYPES[e.type]!, message: e.message, at: e.at }));
+}
+
+/** The events left for "what code did or saw" once requests and page errors have their own panes (noise left out). */
+export function otherEvents(events: readonly StepEvent[]): StepEvent[] {
+  return events.filter((e) => !isRequestEvent(e) && !isPageErrorEvent(e) && !isBrowserNoise(e));
+}
