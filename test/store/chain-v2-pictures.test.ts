@@ -1,10 +1,10 @@
-import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/base/canonical-json';
 import type { StepRecord } from '../../src/shared/run';
-import { eventChainJson, eventHash, openStore, verifyExport, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
+import { eventChainJson, eventHash, verifyExport, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
 import type { RunEvent } from '../../src/store/records';
-import { buildStep, newRun, png, tempDbPath } from './fixtures';
+import { eachStore, storeTarget, type Backend, type StoreTarget } from './backends';
+import { buildStep, newRun, png } from './fixtures';
 
 /**
  * Schema 5: each step keeps an after picture (taken once its actions ran and the page settled)
@@ -15,19 +15,14 @@ import { buildStep, newRun, png, tempDbPath } from './fixtures';
  */
 const RUN = 'run-2026-03-02-p1';
 const RECEIPT = sha256Hex('the acknowledgement page');
-const opened: { close(): void }[] = [];
-afterEach(() => {
-  while (opened.length) opened.pop()?.close();
-});
 
 const afterPng = (i: number) => png(100 + i);
 const fullPagePng = (i: number) => png(200 + i, 48);
 
 /** 4 steps, each with an after picture; step 2 is gated (an approval) and has a full-page picture; step 3 keeps the receipt. */
-async function finishedRun(): Promise<{ path: string; store: Store; steps: StepRecord[] }> {
-  const path = tempDbPath();
-  const store = openStore(path);
-  opened.push(store);
+async function finishedRun(kind: Backend): Promise<{ path: StoreTarget; store: Store; steps: StepRecord[] }> {
+  const path = await storeTarget(kind);
+  const store = await path.open();
   await store.createRun(newRun({ id: RUN, reason: 'Starting' }));
   const steps: StepRecord[] = [];
   for (let i = 0; i < 4; i++) {
@@ -42,17 +37,10 @@ async function finishedRun(): Promise<{ path: string; store: Store; steps: StepR
   return { path, store, steps };
 }
 
-/** What someone holding the file does: drop the append-only guards, then write. */
-function tamper(path: string, sql: string, ...params: unknown[]): void {
-  const raw = new Database(path);
-  try {
-    raw.exec(
-      'DROP TRIGGER IF EXISTS steps_no_update; DROP TRIGGER IF EXISTS run_events_no_update; DROP TRIGGER IF EXISTS screenshots_fixed_bytes',
-    );
-    raw.prepare(sql).run(...params);
-  } finally {
-    raw.close();
-  }
+/** What someone holding the database does: drop the append-only guards, then write. */
+async function tamper(target: StoreTarget, sql: string, ...params: unknown[]): Promise<void> {
+  await target.dropGuards();
+  await target.rows(sql, ...params);
 }
 
 function broken(v: VerifyResult): { field?: string; problem: string } {
@@ -74,9 +62,9 @@ function forgedOutcome(trail: readonly RunEvent[], receiptSha256: string): { set
   return { set, hash: eventHash(before.hash!, eventChainJson({ ...event, pos: outcome.pos!, set })) };
 }
 
-describe('after and full-page pictures in the store', () => {
+eachStore('after and full-page pictures in the store', (kind) => {
   it('keeps both pictures with the step, and verify checks the bytes of all of them', async () => {
-    const { store, steps } = await finishedRun();
+    const { store, steps } = await finishedRun(kind);
     const v = await store.verifyRun(RUN);
     // 4 before + 4 after + 1 full page
     expect(v).toMatchObject({ ok: true, format: 2, steps: 4, checkedScreenshots: 9 });
@@ -88,9 +76,7 @@ describe('after and full-page pictures in the store', () => {
   });
 
   it('refuses a step whose after or full-page picture is not the PNG it names, writing nothing', async () => {
-    const path = tempDbPath();
-    const store = openStore(path);
-    opened.push(store);
+    const store = await (await storeTarget(kind)).open();
     await store.createRun(newRun({ id: RUN }));
     const { step, png: shot } = buildStep(RUN, 0);
     step.afterScreenshotHash = sha256Hex(afterPng(0));
@@ -112,8 +98,8 @@ describe('after and full-page pictures in the store', () => {
   ];
   for (const [what, sql, field, problem] of edits) {
     it(`names the field when ${what} is edited`, async () => {
-      const { path, store, steps } = await finishedRun();
-      tamper(path, ...sql(steps));
+      const { path, store, steps } = await finishedRun(kind);
+      await tamper(path, ...sql(steps));
       const v = broken(await store.verifyRun(RUN));
       expect(v.field, v.problem).toMatch(field);
       expect(v.problem).toMatch(problem);
@@ -121,7 +107,7 @@ describe('after and full-page pictures in the store', () => {
   }
 
   it("purge removes after and full-page pictures, names them in its chained record, and they verify as purged", async () => {
-    const { store, steps } = await finishedRun();
+    const { store, steps } = await finishedRun(kind);
     const result = await store.purge({ olderThanMs: 0, now: new Date('2026-09-01T00:00:00.000Z') });
     expect(result.screenshots).toBe(9);
     const purge = (await store.auditTrail(RUN)).at(-1)!;
@@ -133,19 +119,19 @@ describe('after and full-page pictures in the store', () => {
   });
 
   it("compares the outcome's receipt sha256 with the receipt the step kept, even with the outcome record rehashed", async () => {
-    const { path, store } = await finishedRun();
+    const { path, store } = await finishedRun(kind);
     const forged = forgedOutcome(await store.auditTrail(RUN), sha256Hex('another page'));
-    tamper(path, "UPDATE run_events SET set_json = ?, hash = ? WHERE run_id = ? AND type = 'outcome'", JSON.stringify(forged.set), forged.hash, RUN);
-    tamper(path, 'UPDATE runs SET head_hash = ? WHERE id = ?', forged.hash, RUN);
+    await tamper(path, "UPDATE run_events SET set_json = ?, hash = ? WHERE run_id = ? AND type = 'outcome'", JSON.stringify(forged.set), forged.hash, RUN);
+    await tamper(path, 'UPDATE runs SET head_hash = ? WHERE id = ?', forged.hash, RUN);
     const v = broken(await store.verifyRun(RUN));
     expect(v.field, v.problem).toBe('outcome.receiptSha256');
     expect(v.problem).toMatch(/step 3 kept the receipt with sha256/);
   });
 });
 
-describe('after and full-page pictures in exports', () => {
+eachStore('after and full-page pictures in exports', (kind) => {
   it('carries every picture, and verifies', async () => {
-    const { store, steps } = await finishedRun();
+    const { store, steps } = await finishedRun(kind);
     const exp = exportCopy(await store.exportRun(RUN));
     expect(Object.keys(exp.screenshots)).toHaveLength(9);
     expect(exp.screenshots[steps[2]!.fullPageHash!]).toBe(fullPagePng(2).toString('base64'));
@@ -162,7 +148,7 @@ describe('after and full-page pictures in exports', () => {
   ];
   for (const [what, edit, field, problem] of edits) {
     it(`names the field when ${what} is edited in an export`, async () => {
-      const { store, steps } = await finishedRun();
+      const { store, steps } = await finishedRun(kind);
       const exp = exportCopy(await store.exportRun(RUN));
       edit(exp, steps);
       const v = broken(verifyExport(exp));
@@ -172,7 +158,7 @@ describe('after and full-page pictures in exports', () => {
   }
 
   it("compares the outcome's receipt sha256 with the step's receipt in an export rehashed after the edit", async () => {
-    const { store } = await finishedRun();
+    const { store } = await finishedRun(kind);
     const exp = exportCopy(await store.exportRun(RUN));
     const forged = forgedOutcome(exp.auditTrail, sha256Hex('another page'));
     const outcome = exp.auditTrail.at(-1)!;
