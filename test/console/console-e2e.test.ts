@@ -275,12 +275,16 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     await page.evaluate((hash) => (window.location.hash = hash), `#/replay/${encodeURIComponent(runIds.anand)}`);
     await expectText(page.getByRole('status', { name: 'Chain verification' }), /^Broken at step 2/, 30_000);
     await page.locator('.filmstrip .frame').nth(2).click();
-    const detail = page.locator('.step-detail');
-    await expectText(detail.locator('h2'), '#2');
-    await expectText(detail.locator('.events-hidden'), /^2 browser background requests hidden/);
-    await expectText(detail.locator('.events'), 'tracker.evil.example');
-    expect(await detail.locator('.events').innerText()).not.toContain('googleapis.com');
-    await detail.locator('.events-hidden').scrollIntoViewIfNeeded();
+    await expectText(page.locator('.step-detail h2'), '#2');
+    // The requests pane: the page's refused request listed with the rule, Chromium's own counted apart.
+    const requests = page.getByRole('region', { name: 'Requests' });
+    await expectText(requests.locator('.events-hidden'), /^2 browser background requests hidden/);
+    const row = requests.locator('tr.request-refused', { hasText: 'tracker.evil.example' });
+    await expectText(row, /refused/);
+    await expectText(row, /egress lock/);
+    await expectText(row, /egress-lock:portal-hosts/);
+    expect(await requests.locator('table').innerText()).not.toContain('googleapis.com');
+    await requests.scrollIntoViewIfNeeded();
     await shot('replay-noise');
   }, 60_000);
 

@@ -76,6 +76,11 @@ export function Filmstrip({ steps, at, onPick, broken }: { steps: readonly StepR
                 <span className="frame-mark" aria-hidden="true" />
                 <span className="frame-verdict">{VERDICT_WORDS[verdict]}</span>
                 <span className="frame-ms">{stepDuration(s)}</span>
+                {s.fullPageHash && (
+                  <span className="frame-fullpage" title="A full-page picture was kept at this gated step">
+                    full page
+                  </span>
+                )}
               </span>
             </button>
           </li>

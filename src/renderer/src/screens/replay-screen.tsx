@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
-import { visibleEvents } from '../../../shared/browser-noise';
 import type { VerifyResult } from '../../../shared/console-api';
 import type { StepRecord } from '../../../shared/run';
+import { otherEvents, pageErrorsOf, requestsOf } from '../../../shared/step-log';
 import { caseValues } from '../case-values';
 import { useConsoleState, useModel } from '../console-context';
 import { messageOf } from '../console-model';
@@ -13,6 +13,8 @@ import { Filmstrip } from '../parts/filmstrip';
 import { StepScreenshot } from '../parts/screenshot';
 import { StepActions } from '../parts/step-actions';
 import { pageName, timeOf } from '../parts/step-entry';
+import { useScreenshot } from '../screenshots';
+import './replay-screen.css';
 
 /** For auditors: a run step by step (← →), whether its hash chain holds, and the HTML export. */
 export function ReplayScreen({ runId }: { runId: string | undefined }) {
@@ -215,73 +217,165 @@ function Scrubber({ steps, at, onPick, broken }: { steps: readonly StepRecord[];
 
 function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typeof caseValues> }) {
   const o = step.observation;
-  const { shown, hidden } = visibleEvents(step.events);
+  const events = otherEvents(step.events);
+  const requests = requestsOf(step.events);
+  const pageErrors = pageErrorsOf(step.events);
+  const hasAfter = step.afterScreenshotHash !== undefined;
   return (
-    <section className="step-detail" aria-label={`Step ${step.index}`}>
-      <div className="detail-shot">
-        <StepScreenshot hash={step.screenshotHash} alt={`Step ${step.index}: the page the agent read`} size="large" />
-        <p className="shot-caption">The page as the agent read it, before this step’s actions. Password fields are masked.</p>
-      </div>
-      <div className="detail-body panel">
-        <h2>
-          #{step.index} {pageName(step)}
-        </h2>
-        <dl className="facts">
-          <dt>Page</dt>
-          <dd>{o.title}</dd>
-          <dt>Address</dt>
-          <dd className="mono">{o.url}</dd>
-          <dt>Time</dt>
-          <dd>
-            {timeOf(step.startedAt)} – {timeOf(step.endedAt)}
-          </dd>
-          <dt>Controls</dt>
-          <dd>
-            {o.controls.length} read{o.omittedControls ? `, ${o.omittedControls} left out` : ''}
-          </dd>
-          {step.model && (
-            <>
-              <dt>Planner</dt>
-              <dd>
-                {step.model.planner}
-                {step.model.model ? ` · ${step.model.model}` : ''} · {Math.round(step.model.ms)} ms
-                {step.model.imageSent ? ' · screenshot sent' : ''}
-              </dd>
-            </>
+    <>
+      <section className="step-detail" aria-label={`Step ${step.index}`}>
+        <div className="detail-shot">
+          <div className={hasAfter ? 'replay-pictures replay-pictures-two' : 'replay-pictures'}>
+            <figure>
+              <StepScreenshot hash={step.screenshotHash} alt={`Step ${step.index}: the page the agent read`} size="large" />
+              <figcaption className="shot-caption">{hasAfter ? 'Before: ' : ''}the page as the agent read it, before this step’s actions. Password fields are masked.</figcaption>
+            </figure>
+            {hasAfter && (
+              <figure>
+                <StepScreenshot hash={step.afterScreenshotHash ?? null} alt={`Step ${step.index}: the page after its actions`} size="large" />
+                <figcaption className="shot-caption">After: once the actions ran and the page settled.</figcaption>
+              </figure>
+            )}
+          </div>
+        </div>
+        <div className="detail-body panel">
+          <h2>
+            #{step.index} {pageName(step)}
+          </h2>
+          <dl className="facts">
+            <dt>Page</dt>
+            <dd>{o.title}</dd>
+            <dt>Address</dt>
+            <dd className="mono">{o.url}</dd>
+            <dt>Time</dt>
+            <dd>
+              {timeOf(step.startedAt)} – {timeOf(step.endedAt)}
+            </dd>
+            <dt>Controls</dt>
+            <dd>
+              {o.controls.length} read{o.omittedControls ? `, ${o.omittedControls} left out` : ''}
+            </dd>
+            {step.model && (
+              <>
+                <dt>Planner</dt>
+                <dd>
+                  {step.model.planner}
+                  {step.model.model ? ` · ${step.model.model}` : ''} · {Math.round(step.model.ms)} ms
+                  {step.model.imageSent ? ' · screenshot sent' : ''}
+                </dd>
+              </>
+            )}
+          </dl>
+          {o.errors.length > 0 && (
+            <ul className="page-errors">
+              {o.errors.map((e, i) => (
+                <li key={i}>Page error{e.field ? ` (${e.field})` : ''}: {e.message}</li>
+              ))}
+            </ul>
           )}
-        </dl>
-        {o.errors.length > 0 && (
-          <ul className="page-errors">
-            {o.errors.map((e, i) => (
-              <li key={i}>Page error{e.field ? ` (${e.field})` : ''}: {e.message}</li>
-            ))}
-          </ul>
-        )}
-        <h3>Reasoning</h3>
-        <p className="reasoning">{step.reasoning || '—'}</p>
-        {(shown.length > 0 || hidden > 0) && (
-          <>
-            <h3>What code did or saw</h3>
-            {shown.length > 0 && (
+          <h3>Reasoning</h3>
+          <p className="reasoning">{step.reasoning || '—'}</p>
+          {events.length > 0 && (
+            <>
+              <h3>What code did or saw</h3>
               <ul className="events">
-                {shown.map((e, i) => (
+                {events.map((e, i) => (
                   <li key={i}>
                     <span className="event-type">{e.type.replace(/_/g, ' ')}</span> {e.message}
                   </li>
                 ))}
               </ul>
-            )}
-            {hidden > 0 && (
-              <p className="muted events-hidden">
-                {hidden} browser background request{hidden === 1 ? '' : 's'} hidden: Chromium’s own traffic (autofill, safe browsing…), refused by the egress lock, not the page or
-                the agent. Kept in the run’s raw log and the export.
-              </p>
-            )}
-          </>
-        )}
-        <h3>Actions</h3>
-        {step.actions.length === 0 ? <p className="muted">None: code handled this page.</p> : <StepActions actions={step.actions} values={values} />}
+            </>
+          )}
+          <h3>Actions</h3>
+          {step.actions.length === 0 ? <p className="muted">None: code handled this page.</p> : <StepActions actions={step.actions} values={values} />}
+        </div>
+      </section>
+      <div className="replay-panes">
+        <section className="panel replay-pane" aria-label="Requests">
+          <h3>
+            Requests <span className="sub">{requests.sent} let through · {requests.stopped} stopped</span>
+          </h3>
+          {requests.lines.length === 0 ? (
+            <p className="muted">No request of this step was judged by the egress lock or the commit gate.</p>
+          ) : (
+            <table className="requests-table">
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Outcome</th>
+                  <th>Request</th>
+                  <th>Judged by</th>
+                  <th>Rule</th>
+                </tr>
+              </thead>
+              <tbody>
+                {requests.lines.map((r, i) => (
+                  <tr key={i} className={`request-${r.outcome}`}>
+                    <td>{timeOf(r.at)}</td>
+                    <td>
+                      <span className={`request-outcome request-outcome-${r.outcome}`}>{r.outcome === 'sent' ? 'let through' : r.outcome}</span>
+                    </td>
+                    <td>
+                      <span className="mono">
+                        {r.method ?? ''} {r.url ?? ''}
+                      </span>
+                      <span className="request-why">{r.message}</span>
+                    </td>
+                    <td>{r.by}</td>
+                    <td>
+                      <code>{r.rule}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {requests.hidden > 0 && (
+            <p className="muted events-hidden">
+              {requests.hidden} browser background request{requests.hidden === 1 ? '' : 's'} hidden: Chromium’s own traffic (autofill, safe browsing…), refused by the egress lock, not the
+              page or the agent. Kept in the run’s raw log and the export.
+            </p>
+          )}
+        </section>
+        <section className="panel replay-pane" aria-label="Page errors">
+          <h3>
+            Page errors <span className="sub">{pageErrors.length}</span>
+          </h3>
+          {pageErrors.length === 0 ? (
+            <p className="muted">No script error, console error or failed load was recorded in this step.</p>
+          ) : (
+            <ul className="events">
+              {pageErrors.map((e, i) => (
+                <li key={i}>
+                  <span className="event-type">{e.kind}</span> {timeOf(e.at)} {e.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
       </div>
+      {step.fullPageHash && <FullPage hash={step.fullPageHash} index={step.index} />}
+    </>
+  );
+}
+
+/** The whole page at a gated step, at its own width, in a box that scrolls. */
+function FullPage({ hash, index }: { hash: string; index: number }) {
+  const model = useModel();
+  const shot = useScreenshot(model.api, hash);
+  return (
+    <section className="panel replay-fullpage" aria-label={`Full page at step ${index}`}>
+      <h3>
+        Full page at this gated step <span className="sub">scroll inside the frame · sha256 {hash.slice(0, 12)}…</span>
+      </h3>
+      {shot.url ? (
+        <div className="fullpage-scroll" tabIndex={0}>
+          <img src={shot.url} alt={`The whole page at step ${index}`} />
+        </div>
+      ) : (
+        <p className="muted">{shot.missing ? 'Purged by retention: the chain keeps its hash, the picture is gone.' : 'loading…'}</p>
+      )}
     </section>
   );
 }
