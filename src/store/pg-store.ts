@@ -10,6 +10,7 @@ import { CHAIN_V2_DEFINITION, claimedRun, eventChainJson, eventHash, genesisReco
 import { StoreOpenError } from './database';
 import { LATEST_SCHEMA_VERSION, migrationChecksum, SchemaTooNewError } from './migrations';
 import { PG_MIGRATIONS } from './pg-migrations';
+import { PgRouteStore } from './pg-route-store';
 import {
   approvalFromRow,
   eventFromRow,
@@ -164,6 +165,11 @@ export class PgStore implements Store {
   /** Queries outside the store's own (the office queue, the human-wait board): same pool, same address. */
   get connections(): pg.Pool {
     return this.pool;
+  }
+
+  /** The office's learned routes, on this store's connections (one route per portal and task for every desk). */
+  routeStore(): PgRouteStore {
+    return new PgRouteStore(this.pool);
   }
 
   async schemaVersion(): Promise<number> {

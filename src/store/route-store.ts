@@ -6,7 +6,7 @@ import { openDatabase } from './database';
 /** A stored route that fails its schema or disagrees with its own columns: it is never followed. */
 export class RouteStoreError extends PortalDeskError {}
 
-interface RouteRow {
+export interface RouteRow {
   portal: string;
   task: string;
   version: number;
@@ -65,7 +65,7 @@ export class SqliteRouteStore implements RouteStore {
   }
 }
 
-function parseRow(row: RouteRow): Route {
+export function parseRow(row: RouteRow): Route {
   let json: unknown;
   try {
     json = JSON.parse(row.route_json);
