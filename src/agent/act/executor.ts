@@ -7,6 +7,8 @@ import type { Outcome } from '../../shared/outcome';
 import { LivePageRead } from '../observe/observer';
 import type { PageRead } from '../observe/page-read';
 import { bringIntoView } from './into-view';
+import { chooseFromList, chooseSuggestion, dateOfFill, pickDate, typeAndReadBack, WidgetRefusal } from './widgets';
+import type { ValueFormat } from '../../shared/value-format';
 import { PageActivity, settle, type SettleOptions } from './settle';
 import { errorMessage } from '../../base/error-text';
 
@@ -90,7 +92,7 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
         await locator!.click({ timeout });
         break;
       case 'fill':
-        message = await fill(locator!, control!, value, timeout);
+        message = await fill(page, locator!, control!, value, action.format, timeout);
         break;
       case 'select':
         message = await select(page, read, locator!, control!, value, timeout);
@@ -149,12 +151,26 @@ async function ensureEnabled(locator: Locator, control: Control, timeout: number
   if (await locator.isDisabled({ timeout: Math.min(timeout, 1_000) })) throw new Stop('error', `${control.label} is disabled`);
 }
 
-async function fill(locator: Locator, control: Control, value: FieldValue | null | undefined, timeout: number): Promise<string | undefined> {
+async function fill(page: Page, locator: Locator, control: Control, value: FieldValue | null | undefined, format: ValueFormat | undefined, timeout: number): Promise<string | undefined> {
   if (typeof value !== 'string') throw new Stop('error', `fill needs a text value for ${control.label}; got ${value === undefined || value === null ? 'none' : typeof value}`);
   if (control.role === 'combobox' && control.options) throw new Stop('error', `${control.label} is a drop-down list: use select, not fill`);
-  if (!(await locator.isEditable({ timeout: Math.min(timeout, 1_000) }))) throw new Stop('error', `${control.label} is disabled or read-only`);
-  await locator.fill(value, { timeout });
-  return undefined;
+  if (!(await locator.isEditable({ timeout: Math.min(timeout, 1_000) }))) {
+    // A read-only date box with a calendar takes its date by picking the day.
+    const date = (await locator.isDisabled({ timeout: Math.min(timeout, 1_000) })) ? undefined : dateOfFill(value, format);
+    if (date) return widget(() => pickDate(page, locator, control, date, timeout));
+    throw new Stop('error', `${control.label} is disabled or read-only`);
+  }
+  return widget(() => typeAndReadBack(locator, control, value, timeout).then(() => undefined));
+}
+
+/** Runs a widget driver; its refusal becomes the action's outcome. */
+async function widget<T>(drive: () => Promise<T>): Promise<T> {
+  try {
+    return await drive();
+  } catch (err) {
+    if (err instanceof WidgetRefusal) throw new Stop(err.status, err.message);
+    throw err;
+  }
 }
 
 function isDocument(value: ActionValue | null | undefined): value is CaseDocument {
@@ -190,11 +206,6 @@ export function normaliseOption(text: string): string {
   return text.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-function exactName(value: string): RegExp {
-  const escaped = value.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
-  return new RegExp(`^\\s*${escaped}\\s*$`, 'i');
-}
-
 async function select(page: Page, read: PageRead, locator: Locator, control: Control, value: FieldValue | null | undefined, timeout: number): Promise<string | undefined> {
   if (typeof value !== 'string') throw new Stop('error', `select needs an option label for ${control.label}; got ${value === undefined || value === null ? 'none' : typeof value}`);
   const wanted = normaliseOption(value);
@@ -224,36 +235,10 @@ async function select(page: Page, read: PageRead, locator: Locator, control: Con
     return undefined;
   }
 
-  // Custom widgets: a text input with suggestions, or an ARIA combobox / listbox.
-  const name = exactName(value);
-  if (kind.tag === 'input' || kind.tag === 'textarea') {
-    await locator.fill(value, { timeout });
-    const option = page.getByRole('option', { name }).filter({ visible: true }).first();
-    const appeared = await option.waitFor({ state: 'visible', timeout: 1_500 }).then(
-      () => true,
-      () => false,
-    );
-    if (appeared) {
-      await bringIntoView(option, timeout);
-      await option.click({ timeout });
-      return undefined;
-    }
-    throw new Stop('error', `typed "${value}" into ${control.label} but no option "${value}" appeared`);
-  }
-  const scope = control.role === 'listbox' ? locator : page;
-  if (control.role !== 'listbox') {
-    await bringIntoView(locator, timeout);
-    await locator.click({ timeout });
-  }
-  const option = scope.getByRole('option', { name }).filter({ visible: true }).first();
-  const found = await option.waitFor({ state: 'visible', timeout: 1_500 }).then(
-    () => true,
-    () => false,
-  );
-  if (!found) throw new Stop('error', `${control.label} shows no option "${value}"${control.options?.length ? `; options: ${control.options.join(', ')}` : ''}`);
-  await bringIntoView(option, timeout);
-  await option.click({ timeout });
-  return undefined;
+  // Custom widgets: a text input with suggestions, or a drop-down drawn by the page (select2, chosen, ARIA combobox / listbox).
+  await ensureEnabled(locator, control, timeout);
+  if (kind.tag === 'input' || kind.tag === 'textarea') return widget(() => chooseSuggestion(page, locator, control, value, timeout));
+  return widget(() => chooseFromList(page, locator, control, value, timeout));
 }
 
 /** For a radio or radio group: tick the radio of the same group whose label is the value. */

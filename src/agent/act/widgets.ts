@@ -1,0 +1,192 @@
+import type { Locator, Page } from 'playwright-core';
+import type { Control } from '../../shared/observation';
+import { caseDate, type ValueFormat } from '../../shared/value-format';
+import { bringIntoView } from './into-view';
+
+/**
+ * Widgets a plain `fill` or `selectOption` does not drive, driven by code: a read-only date box
+ * with a calendar, an autocomplete or combobox that only takes a choice from its list, and the
+ * read-back after each (the control must show what was chosen, or the action is reported as not
+ * taken instead of moving on). Values always come from the case, through the guard.
+ */
+
+/** Ends a widget action with an outcome (the executor turns it into the action's outcome). */
+export class WidgetRefusal extends Error {
+  constructor(
+    readonly status: 'error' | 'blocked',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+/** How long a list or calendar may take to appear after typing or a click. */
+const APPEAR_MS = 1_500;
+/** Months a calendar is paged at most (20 years either way). */
+const MAX_PAGES = 240;
+
+/** Letters and digits only, lower-cased: a box that adds its own spaces or dashes still shows the value. */
+function bare(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** What a box shows: an input's value, or an editable element's text. */
+export async function shownValue(locator: Locator, timeout: number): Promise<string> {
+  return locator.evaluate((el) => (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el.textContent ?? '')), undefined, { timeout });
+}
+
+/**
+ * Types into an editable box and reads it back: the box must hold the text (its letters and
+ * digits; a mask may add spaces or dashes). A box that cut the text short (a maxlength) or
+ * changed it is reported, not left as if it were right.
+ */
+export async function typeAndReadBack(locator: Locator, control: Control, text: string, timeout: number): Promise<void> {
+  await locator.fill(text, { timeout });
+  const shown = await shownValue(locator, timeout);
+  if (shown !== text && bare(shown) !== bare(text)) {
+    throw new WidgetRefusal('error', `${control.label} shows "${shown.slice(0, 80)}" after typing "${text.slice(0, 80)}" (the box changed or cut the value); check what the page expects`);
+  }
+}
+
+/** The date a fill means, from the case text and the format it was written in. */
+export function dateOfFill(text: string, format: ValueFormat | undefined): { year: number; month: number; day: number } | undefined {
+  const iso = caseDate(text);
+  if (!('problem' in iso)) return iso;
+  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text.trim());
+  if (m && (format === 'date:DD/MM/YYYY' || format === 'date:MM/DD/YYYY')) {
+    const [a, b, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const [day, month] = format === 'date:DD/MM/YYYY' ? [a, b] : [b, a];
+    return { year, month, day };
+  }
+  const long = /^(\d{1,2}) ([A-Za-z]+) (\d{4})$/.exec(text.trim());
+  if (long && MONTHS.includes(long[2]!.toLowerCase())) return { day: Number(long[1]), month: MONTHS.indexOf(long[2]!.toLowerCase()) + 1, year: Number(long[3]) };
+  return undefined;
+}
+
+/**
+ * A read-only date box with a calendar: opens it, pages (or picks from its month and year lists)
+ * to the month, clicks the day, and reads the box back: it must then hold that date in some
+ * writing (the day and the year at least, and the month as a number or a name).
+ */
+export async function pickDate(page: Page, locator: Locator, control: Control, date: { year: number; month: number; day: number }, timeout: number): Promise<string> {
+  await bringIntoView(locator, timeout);
+  await locator.click({ timeout });
+  const calendar = page.locator('[role=dialog]:visible, [role=grid]:visible, .calendar:visible, .datepicker:visible').first();
+  const opened = await calendar.waitFor({ state: 'visible', timeout: APPEAR_MS }).then(
+    () => true,
+    () => false,
+  );
+  if (!opened) throw new WidgetRefusal('error', `${control.label} is read-only and no calendar opened when it was clicked`);
+  const scope = (await calendar.locator('xpath=ancestor-or-self::*[@role="dialog"]').count()) > 0 ? calendar.locator('xpath=ancestor-or-self::*[@role="dialog"][1]') : calendar;
+
+  // Month and year lists, where the calendar has them.
+  const selects = scope.locator('select');
+  for (let i = 0; i < (await selects.count()); i++) {
+    const select = selects.nth(i);
+    const labels = await select.locator('option').allTextContents();
+    const year = labels.findIndex((l) => l.trim() === String(date.year));
+    const month = labels.findIndex((l) => l.trim().toLowerCase().startsWith(MONTHS[date.month - 1]!.slice(0, 3)));
+    if (year >= 0) await select.selectOption({ index: year }, { timeout });
+    else if (month >= 0) await select.selectOption({ index: month }, { timeout });
+  }
+
+  const wanted = date.year * 12 + (date.month - 1);
+  for (let pages = 0; ; pages++) {
+    const heading = (await scope.innerText({ timeout })).toLowerCase();
+    const shown = new RegExp(`\\b(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')})\\w*\\s+(\\d{4})\\b`).exec(heading);
+    if (!shown) throw new WidgetRefusal('error', `the calendar of ${control.label} shows no month and year`);
+    const at = Number(shown[2]) * 12 + MONTHS.findIndex((m) => m.startsWith(shown[1]!.slice(0, 3)));
+    if (at === wanted) break;
+    if (pages >= MAX_PAGES) throw new WidgetRefusal('error', `the calendar of ${control.label} did not reach ${MONTHS[date.month - 1]} ${date.year}`);
+    const name = at < wanted ? /next|›|»|→|>/i : /prev|‹|«|←|</i;
+    const button = scope.getByRole('button', { name }).first();
+    if ((await button.count()) === 0) throw new WidgetRefusal('error', `the calendar of ${control.label} has no ${at < wanted ? 'next' : 'previous'} month button`);
+    await button.click({ timeout });
+  }
+
+  const monthName = MONTHS[date.month - 1]!;
+  const full = scope.getByRole('button', { name: new RegExp(`^\\s*${date.day}\\s+${monthName}\\s+${date.year}\\s*$`, 'i') });
+  const plain = scope.locator('button:not([disabled]):not([aria-disabled=true]), [role=gridcell]:not([aria-disabled=true])').filter({ hasText: new RegExp(`^\\s*${date.day}\\s*$`) });
+  const day = (await full.count()) > 0 ? full.first() : plain.first();
+  if ((await day.count()) === 0) throw new WidgetRefusal('error', `the calendar of ${control.label} has no day ${date.day} in ${monthName} ${date.year}`);
+  await day.click({ timeout });
+
+  const value = await shownValue(locator, timeout);
+  const numbers = value.match(/\d+/g)?.map(Number) ?? [];
+  const hasMonth = numbers.includes(date.month) || value.toLowerCase().includes(monthName.slice(0, 3));
+  if (!numbers.includes(date.day) || !numbers.includes(date.year) || !hasMonth) {
+    throw new WidgetRefusal('error', `${control.label} shows "${value.slice(0, 40)}" after picking ${date.day} ${monthName} ${date.year} in its calendar`);
+  }
+  return `picked ${date.day} ${monthName} ${date.year} in the calendar (the box shows "${value.slice(0, 40)}")`;
+}
+
+function exactName(value: string): RegExp {
+  const escaped = value.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+  return new RegExp(`^\\s*${escaped}\\s*$`, 'i');
+}
+
+/**
+ * An autocomplete (a text box that offers suggestions): types the case value, waits for the list,
+ * clicks the suggestion equal to the value and reads the box back. A value the list does not offer
+ * is refused and the typed text taken out again, so nothing off the list stays in the box.
+ */
+export async function chooseSuggestion(page: Page, locator: Locator, control: Control, value: string, timeout: number): Promise<string | undefined> {
+  await locator.fill(value, { timeout });
+  const option = page.getByRole('option', { name: exactName(value) }).filter({ visible: true }).first();
+  const appeared = await option.waitFor({ state: 'visible', timeout: APPEAR_MS }).then(
+    () => true,
+    () => false,
+  );
+  if (!appeared) {
+    const offered = (await page.getByRole('option').filter({ visible: true }).allInnerTexts().catch(() => [] as string[])).slice(0, 12);
+    await locator.fill('', { timeout }).catch(() => undefined);
+    await locator.press('Escape', { timeout }).catch(() => undefined);
+    throw new WidgetRefusal('error', `${control.label} does not offer "${value}"${offered.length ? ` (it offers ${offered.map((o) => o.trim()).join(', ')})` : ''}; the typed text was taken out again`);
+  }
+  await bringIntoView(option, timeout);
+  await option.click({ timeout });
+  const shown = await shownValue(locator, timeout);
+  if (bare(shown) !== bare(value)) throw new WidgetRefusal('error', `${control.label} shows "${shown.slice(0, 80)}" after choosing "${value}" from its list`);
+  return undefined;
+}
+
+/**
+ * A drop-down drawn by the page (a select2- or chosen-style box, an ARIA combobox or listbox):
+ * opens it, types into its search box where it has one, clicks the option equal to the value,
+ * and reads the control back (its text, or the native select it stands for, must show the value).
+ */
+export async function chooseFromList(page: Page, locator: Locator, control: Control, value: string, timeout: number): Promise<string | undefined> {
+  const name = exactName(value);
+  const scopeIsList = control.role === 'listbox';
+  if (!scopeIsList) {
+    await bringIntoView(locator, timeout);
+    await locator.click({ timeout });
+    const search = page.locator('input[type=search]:visible, [role=searchbox]:visible, .select2-search__field:visible, .chosen-search input:visible').first();
+    if ((await search.count()) > 0) await search.fill(value, { timeout }).catch(() => undefined);
+  }
+  const scope = scopeIsList ? locator : page;
+  const option = scope.getByRole('option', { name }).filter({ visible: true }).first();
+  const found = await option.waitFor({ state: 'visible', timeout: APPEAR_MS }).then(
+    () => true,
+    () => false,
+  );
+  if (!found) {
+    await page.keyboard.press('Escape').catch(() => undefined);
+    throw new WidgetRefusal('error', `${control.label} shows no option "${value}"${control.options?.length ? `; options: ${control.options.join(', ')}` : ''}`);
+  }
+  await bringIntoView(option, timeout);
+  await option.click({ timeout });
+  const shown = await locator.evaluate((el) => {
+    const own = el instanceof HTMLInputElement ? el.value : (el.textContent ?? '');
+    // A select2/chosen box stands for a hidden native select just before it.
+    const native = el.closest('.select2-container, .chosen-container, [data-widget=select]')?.previousElementSibling;
+    const real = native instanceof HTMLSelectElement ? (native.selectedOptions[0]?.text ?? '') : '';
+    const selected = el.getAttribute('aria-activedescendant') ? (document.getElementById(el.getAttribute('aria-activedescendant')!)?.textContent ?? '') : '';
+    return [own, real, selected];
+  }, undefined, { timeout });
+  if (control.role !== 'listbox' && !shown.some((s) => bare(s).includes(bare(value)))) {
+    throw new WidgetRefusal('error', `${control.label} shows "${shown[0]!.trim().slice(0, 80)}" after choosing "${value}"`);
+  }
+  return undefined;
+}
