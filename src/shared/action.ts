@@ -40,6 +40,16 @@ export const CheckAction = z.strictObject({
   field: FieldName.optional().describe('The case field this tick or radio choice answers (a yes/no field, or a field whose value is the radio label); omit for declarations and plain options.'),
 });
 
+/**
+ * Empties a text box that holds a stale or wrong value (a value the portal kept from an earlier
+ * application, or one typed into the wrong box). It types nothing: the box is left empty, and a
+ * right value, if any, comes from the case with fill.
+ */
+export const ClearAction = z.strictObject({
+  type: z.literal('clear'),
+  ref: Ref,
+});
+
 /** A document the case file lists (`documents`), by its name there; code attaches that file, never a path from the model. */
 export const DocumentName = z.string().min(1).max(80).describe('Name of a case-file document, exactly as listed in the case documents.');
 
@@ -88,6 +98,7 @@ export const Action = z.discriminatedUnion('type', [
   FillAction,
   SelectAction,
   CheckAction,
+  ClearAction,
   UploadAction,
   PressAction,
   GotoAction,

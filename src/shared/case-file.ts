@@ -41,6 +41,37 @@ const documentPath = portalText(300)
   .refine((p) => p.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), 'a document path has no empty, "." or ".." parts: it stays inside the case file\'s folder');
 
 /**
+ * A read-only task: the run reads the portal and touches no control (the guard and the executor
+ * refuse every action of such a run). `status`: the status of an application, from the portal's
+ * applications list; `extract`: what a named page of the portal shows (an acknowledgement).
+ */
+export const ReadTask = z.strictObject({
+  kind: z.enum(['status', 'extract']),
+  /** The application asked about (e.g. "SHP-2026-000123"); absent: the case's own, found on the list by the case's values. */
+  applicationNumber: portalText(80).pipe(z.string().min(1)).optional(),
+  /**
+   * `extract`: the page to read, a path on the portal (e.g. "/confirmation/{applicationNumber}",
+   * where `{applicationNumber}` is replaced); absent: the applications list.
+   */
+  page: z
+    .string()
+    .max(300)
+    .regex(/^\/[^\s\\]*$/, 'a path on the portal, starting with "/" (never another site)')
+    .refine((p) => !p.startsWith('//'), 'a path on the portal, not another site ("//host")')
+    .optional(),
+  /** What to read, in words (for the model); a default per kind otherwise. */
+  question: portalText(300).pipe(z.string().min(1)).optional(),
+});
+export type ReadTask = z.infer<typeof ReadTask>;
+
+/** What a case asks for: `fill` (fill in and submit the form, the default), or a read-only `status` / `extract`. */
+export type TaskKind = 'fill' | ReadTask['kind'];
+
+export function taskKindOf(caseFile: { read?: ReadTask }): TaskKind {
+  return caseFile.read?.kind ?? 'fill';
+}
+
+/**
  * A client's case file: what the office knows and wants filed. Values in here are the only
  * text the agent may type (plus codes the clerk types).
  */
@@ -54,6 +85,8 @@ export const CaseFile = z.strictObject({
   portal: z.string().min(1).max(80).regex(/^[a-z0-9-]+$/, 'a portal id (lower-case letters, digits and dashes) from the configured profile folders, never a file path'),
   /** What to do, e.g. "shop-registration-renewal". */
   task: portalText(120).pipe(z.string().min(1)),
+  /** Present: the task only reads the portal (its kind `status` or `extract`, see {@link ReadTask}); absent: it fills the form. */
+  read: ReadTask.optional(),
   fields: z.record(fieldKey, FieldValue).refine((f) => Object.keys(f).length > 0, 'at least one field is needed'),
   /** Other labels a field goes by on the portal (matched after normalising case and punctuation). */
   aliases: z.record(fieldKey, z.array(portalText(200).pipe(z.string().min(1)))).default({}),

@@ -16,6 +16,8 @@ export function describeAction(action: Action, element: string | undefined): str
       return `select in ${element ?? action.ref} from case field ${action.field}`;
     case 'check':
       return `${action.checked ? 'tick' : 'untick'} ${element ?? action.ref}`;
+    case 'clear':
+      return `clear ${element ?? action.ref} (empty it; nothing is typed)`;
     case 'upload':
       return `attach case document ${action.document} to ${element ?? action.ref}`;
     case 'press':

@@ -29,10 +29,15 @@ export interface ExecuteOptions {
   navigationTimeoutMs?: number;
   /** Settle options, or false to return right after the action. */
   settle?: SettleOptions | false;
+  /**
+   * The run only reads the portal (a `status` or `extract` task): every action is refused before
+   * its control is even looked up, so nothing on the page is touched, whatever the caller passed.
+   */
+  readOnly?: boolean;
 }
 
 /** Actions that only type into the page; a run of them settles once, after the last (see SettleOptions.moreTypingFollows). */
-export const TYPING_ACTIONS: ReadonlySet<Action['type']> = new Set(['fill', 'select', 'check']);
+export const TYPING_ACTIONS: ReadonlySet<Action['type']> = new Set(['fill', 'select', 'check', 'clear']);
 
 /** What code hands the executor with an action: the text of a fill / select, the document of an upload. */
 export type ActionValue = FieldValue | CaseDocument;
@@ -46,7 +51,7 @@ export interface BatchItem {
 const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_NAVIGATION_TIMEOUT_MS = 15_000;
 /** Quiet windows per action: typing rarely starts async work, clicks often do. */
-const QUIET_MS: Record<string, number> = { fill: 50, check: 75, select: 75, upload: 100, click: 100, press: 100, goto: 100 };
+const QUIET_MS: Record<string, number> = { fill: 50, clear: 50, check: 75, select: 75, upload: 100, click: 100, press: 100, goto: 100 };
 
 /** Raised inside the executor to end an action with a given outcome. */
 class Stop extends Error {
@@ -65,6 +70,9 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const navigationTimeout = options.navigationTimeoutMs ?? DEFAULT_NAVIGATION_TIMEOUT_MS;
 
+  if (options.readOnly) {
+    return { status: 'blocked', message: `not run: this run only reads the portal (a status or extract task), so no ${action.type} is carried out and nothing on the page is touched`, ms: ms() };
+  }
   if (action.type === 'ask' || action.type === 'done' || action.type === 'fail') {
     return { status: 'error', message: `"${action.type}" is not a page action; the run loop handles it`, ms: ms() };
   }
@@ -99,6 +107,9 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
         break;
       case 'check':
         await check(locator!, control!, action.checked, timeout);
+        break;
+      case 'clear':
+        message = await clear(locator!, control!, timeout);
         break;
       case 'upload':
         message = await upload(locator!, control!, isDocument(given) ? given : undefined, timeout);
@@ -192,6 +203,28 @@ async function upload(locator: Locator, control: Control, document: CaseDocument
     throw new Stop('error', `${control.label} does not hold ${document.file} after the upload (it holds ${held.map((f) => `${f.name}, ${f.size} bytes`).join('; ') || 'nothing'})`);
   }
   return `attached ${document.file} (${document.bytes.length} bytes, sha256 ${document.sha256.slice(0, 16)}…)`;
+}
+
+/** Input types `clear` never empties: they hold no typed text, or are code's (passwords) or the clerk's (files). */
+const NOT_CLEARED: Readonly<Record<string, string>> = {
+  password: 'a password box is signed in by code, never emptied by the agent',
+  file: 'a file upload is attached with upload',
+  checkbox: 'a checkbox is unticked with check',
+  radio: 'a radio button is changed by choosing another option with check',
+  hidden: 'a hidden field is not the agent’s',
+  submit: 'it is a button',
+  button: 'it is a button',
+};
+
+/** Empties a text box (types nothing); says so when it was empty already. */
+async function clear(locator: Locator, control: Control, timeout: number): Promise<string | undefined> {
+  const refusal = control.inputType ? NOT_CLEARED[control.inputType.toLowerCase()] : undefined;
+  if (refusal) throw new Stop('blocked', `${control.label} is not cleared: ${refusal}`);
+  if (control.role === 'combobox' && control.options) throw new Stop('error', `${control.label} is a drop-down list: choose the right option with select`);
+  if (!(await locator.isEditable({ timeout: Math.min(timeout, 1_000) }))) throw new Stop('error', `${control.label} is disabled or read-only`);
+  const before = await locator.inputValue({ timeout }).catch(() => null);
+  await locator.clear({ timeout });
+  return before === '' ? 'it was empty already' : undefined;
 }
 
 async function check(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<void> {

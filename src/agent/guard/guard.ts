@@ -1,12 +1,14 @@
 import { Action } from '../../shared/action';
 import type { Verdict, VerdictKind } from '../../shared/verdict';
 import type { GuardContext } from './guard-context';
+import { clearRule } from './rules/clear';
 import { declarationRule } from './rules/declarations';
 import { finalReviewRule } from './rules/final-review';
 import { hostsRule } from './rules/hosts';
 import { offHostFrameRule } from './rules/off-host-frame';
 import { offHostLinkRule } from './rules/off-host-link';
 import { provenanceRule } from './rules/provenance';
+import { readOnlyRule } from './rules/read-only';
 import { riskyControlRule } from './rules/risky-control';
 import { allow, block, type GuardRule } from './rules/rule';
 import { unknownRefRule } from './rules/unknown-ref';
@@ -22,11 +24,13 @@ export { isAllowedUrl, type HostPolicy, type UrlCheck } from '../../shared/allow
  * decides (so its reason is the one the clerk reads).
  */
 export const GUARD_RULES: readonly GuardRule[] = [
+  readOnlyRule,
   unknownRefRule,
   hostsRule,
   offHostLinkRule,
   offHostFrameRule,
   provenanceRule,
+  clearRule,
   uploadRule,
   riskyControlRule,
   declarationRule,

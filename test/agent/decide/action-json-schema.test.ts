@@ -57,6 +57,7 @@ const SAMPLE_TURNS: Turn[] = [
       { type: 'click', ref: 'r4c20' },
     ],
   },
+  { reasoning: 'The box kept last year\'s value.', actions: [{ type: 'clear', ref: 'r4c16' }] },
   { reasoning: '', actions: [{ type: 'press', key: 'Enter' }, { type: 'goto', url: 'https://shops.portal.test/apply' }] },
   { reasoning: 'The case has no PAN.', actions: [{ type: 'ask', kind: 'missing_value', question: 'What is the PAN of the business?', field: 'pan' }] },
   { reasoning: 'Confirm?', actions: [{ type: 'ask', kind: 'confirmation', question: 'Tick the declaration?', field: null }] },
@@ -76,7 +77,7 @@ describe('the strict JSON Schema of a Turn', () => {
         expect([...((node['required'] as string[]) ?? [])].sort(), path).toEqual(Object.keys(node['properties'] as object).sort());
       }
     });
-    expect(objects).toBe(1 + 9); // the turn and the nine action variants
+    expect(objects).toBe(1 + 11); // the turn and the eleven action variants
   });
 
   it('uses anyOf and never oneOf, and only keywords strict mode supports', () => {
@@ -86,7 +87,7 @@ describe('the strict JSON Schema of a Turn', () => {
       if (node['minItems'] !== undefined) expect([0, 1], path).toContain(node['minItems']);
     });
     const actions = (schema['properties'] as Record<string, JsonSchema>)['actions'] as JsonSchema;
-    expect(((actions['items'] as JsonSchema)['anyOf'] as unknown[]).length).toBe(9);
+    expect(((actions['items'] as JsonSchema)['anyOf'] as unknown[]).length).toBe(11);
     expect(JSON.stringify(schema)).not.toMatch(/maxLength|minLength|maxItems|"pattern"|\$schema/);
   });
 

@@ -10,6 +10,8 @@ function describeAction(action: Action): string {
       return `fill ${action.ref} with ${action.field}${action.format ? ` as ${action.format}` : ''}`;
     case 'select':
       return `select ${action.ref} with ${action.field}`;
+    case 'clear':
+      return `clear ${action.ref}`;
     case 'upload':
       return `upload ${action.document} to ${action.ref}`;
     case 'check':
