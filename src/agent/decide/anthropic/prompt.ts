@@ -72,6 +72,9 @@ export function openingTurn(caseView: CaseView): string {
     lines.push('', 'Other labels these fields go by on the portal:');
     for (const [name, labels] of aliases) lines.push(`${name}: ${labels.map((label) => JSON.stringify(label)).join(', ')}`);
   }
+  if (caseView.documents && caseView.documents.length > 0) {
+    lines.push('', 'Documents you may attach to file uploads (by name, with upload):', ...caseView.documents.map((name) => `- ${name}`));
+  }
   lines.push('', 'Declarations the clerk has confirmed with the client (you may tick boxes that say these):');
   if (caseView.declarations.length === 0) lines.push('(none)');
   for (const declaration of caseView.declarations) lines.push(`- ${JSON.stringify(declaration)}`);
