@@ -1,4 +1,7 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Store } from '../store';
+import { writeOwnerOnly } from './export-file';
 import { loadRunEvidence, type ReplayOptions } from './load-replay';
 import type { Replay } from './replay';
 import { renderReportHtml, reportFileName } from './report-html';
@@ -20,4 +23,24 @@ export async function buildRunReport(store: Store, runId: string, options: Secre
 /** `replay --json`: the replay as indented JSON, secret-scanned. */
 export function replayJson(replay: Replay, options: SecretGuardOptions = {}): string {
   return finalScan(`${JSON.stringify(replay, null, 2)}\n`, options, 'the replay JSON');
+}
+
+export interface SavedReport {
+  /** Where the report was written (owner-only, 0600). */
+  path: string;
+  fileName: string;
+  bytes: number;
+}
+
+/**
+ * The console's "Export report": the report written by the console's own process into `folder`
+ * (created owner-only, 0700, when missing), the file owner-only (0600) and atomically; the clerk is told where.
+ * A browser download would land world-readable in the Downloads folder.
+ */
+export async function saveRunReport(store: Store, runId: string, folder: string, options: SecretGuardOptions & ReplayOptions = {}): Promise<SavedReport> {
+  const report = await buildRunReport(store, runId, options);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const path = join(folder, report.fileName);
+  writeOwnerOnly(path, report.html);
+  return { path, fileName: report.fileName, bytes: Buffer.byteLength(report.html) };
 }

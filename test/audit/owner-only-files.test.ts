@@ -1,0 +1,72 @@
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendHead, runExportText, saveRunReport, writeOwnerOnly } from '../../src/audit';
+import { sha256Hex } from '../../src/base/canonical-json';
+import { openStore } from '../../src/store';
+import { buildStep, newRun, png } from '../store/fixtures';
+import { tempDir } from './support';
+
+/**
+ * Every file the product writes about a run is readable by its owner only: the store (and its
+ * WAL), the console's saved report, exports, the head log. The console's "Export report" is
+ * written by the console's process (saveRunReport), not downloaded by the browser.
+ */
+const opened: { close(): void }[] = [];
+afterEach(() => {
+  while (opened.length) opened.pop()?.close();
+});
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+async function finishedRun(dir: string) {
+  const store = openStore(join(dir, 'runs.sqlite'));
+  opened.push(store);
+  const id = 'run-2026-03-02-o1';
+  await store.createRun(newRun({ id }));
+  const { step, png: shot } = buildStep(id, 0);
+  step.afterScreenshotHash = sha256Hex(png(50));
+  await store.recordStep(step, shot, { after: png(50) });
+  await store.updateRun(id, { status: 'done', reason: 'Submitted', applicationNumber: 'SR-2026-1', endedAt: '2026-03-02T09:16:00.000Z' });
+  return { store, id };
+}
+
+describe('owner-only files', () => {
+  it('the console saves the report 0600 in a 0700 folder beside the store, and says where', async () => {
+    const dir = tempDir();
+    const { store, id } = await finishedRun(dir);
+    const saved = await saveRunReport(store, id, join(dir, 'reports'));
+    expect(saved.path).toBe(join(dir, 'reports', `${id}.html`));
+    expect(modeOf(join(dir, 'reports'))).toBe(0o700);
+    expect(modeOf(saved.path)).toBe(0o600);
+    const html = readFileSync(saved.path, 'utf8');
+    expect(saved.bytes).toBe(Buffer.byteLength(html));
+    expect(html).toContain('SR-2026-1');
+    // The after picture is in the report beside the before one.
+    expect(html).toContain('After: once the actions ran and the page settled');
+    // The store and its write-ahead log are owner-only too.
+    for (const f of ['runs.sqlite', 'runs.sqlite-wal']) if (existsSync(join(dir, f))) expect(modeOf(join(dir, f)), f).toBe(0o600);
+  });
+
+  it('saving over a report someone made world-readable leaves a 0600 file', async () => {
+    const dir = tempDir();
+    const { store, id } = await finishedRun(dir);
+    const target = join(dir, 'reports');
+    const first = await saveRunReport(store, id, target);
+    chmodSync(first.path, 0o644);
+    const again = await saveRunReport(store, id, target);
+    expect(modeOf(again.path)).toBe(0o600);
+  });
+
+  it('exports and the head log are written 0600', async () => {
+    const dir = tempDir();
+    const { store, id } = await finishedRun(dir);
+    const file = join(dir, 'run.json');
+    writeFileSync(file, 'old', { mode: 0o644 });
+    writeOwnerOnly(file, runExportText(await store.exportRun(id)));
+    expect(modeOf(file)).toBe(0o600);
+    const log = join(dir, 'heads.log');
+    appendHead(log, { keptAt: '2026-03-02T09:17:00.000Z', runId: id, records: 4, head: 'a'.repeat(64), status: 'done' });
+    expect(modeOf(log)).toBe(0o600);
+  });
+});
