@@ -35,8 +35,8 @@ export type ControlIdentity = z.infer<typeof ControlIdentity>;
 export const PageSignature = z.strictObject({
   flowStep: Text.nullable(),
   headings: z.array(Text).max(40),
-  /** `role|name|group` of every control, in page order. */
-  controls: z.array(z.string().max(700)).max(150),
+  /** Every control by role, name (a radio's as `{option}`) and group, sorted: a set, not a layout. */
+  controls: z.array(z.strictObject({ role: z.string().min(1).max(40), name: Text, group: Text.optional() })).max(150),
 });
 export type PageSignature = z.infer<typeof PageSignature>;
 

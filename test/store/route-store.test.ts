@@ -19,7 +19,7 @@ function route(overrides: Partial<Route> = {}): Route {
     failures: 0,
     steps: [
       {
-        signature: { flowStep: 'step # of #: establishment details', headings: ['establishment details'], controls: ['button|save and continue|', 'textbox|business name|'] },
+        signature: { flowStep: 'step # of #: establishment details', headings: ['establishment details'], controls: [{ role: 'button', name: 'save and continue' }, { role: 'textbox', name: 'business name' }] },
         actions: [
           { type: 'fill', control: { role: 'textbox', name: 'business name', nth: 0, of: 1 }, field: 'business_name' },
           { type: 'click', control: { role: 'button', name: 'save and continue', nth: 0, of: 1 } },
