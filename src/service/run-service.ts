@@ -17,7 +17,9 @@ import type { PortalProfile } from '../shared/portal-profile';
 import { FINAL_STATUSES, type ApproveMode, type RunRecord } from '../shared/run';
 import type { Store } from '../store';
 import type { DemoPortals } from './demo-portals';
+import { openRouteSession, type RouteReport } from './learned-routes';
 import { createPlanner, type PlannerKind } from './planners';
+import type { RouteStore } from '../shared/route';
 
 /** What one run needs from its composition root (the CLI, the console, a batch). */
 export interface RunServices {
@@ -30,6 +32,8 @@ export interface RunServices {
   loginStates?: LoginStateStore;
   anthropic?: AnthropicOptions;
   env?: Record<string, string | undefined>;
+  /** Learned routes: given, a new run follows its portal and task's route where the pages match, and a run that ends `done` updates it. */
+  routes?: RouteStore;
   /** The demo portals, where the root filled in the port (the `adversary` planner needs them). */
   demo?: DemoPortals;
 }
@@ -51,11 +55,15 @@ export interface RunRequest {
   plannerInstance?: Planner;
   /** Called with the portal page once it exists (the console streams it as a screencast). */
   onPage?: (page: Page) => void | Promise<void>;
+  /** false: the planner decides every page even where a learned route exists, and the route is left as it is (`run --no-route`). */
+  useRoute?: boolean;
 }
 
 export interface FinishedRun extends RunResult {
   runId: string;
   wallMs: number;
+  /** What the run did with its learned route (absent when routes were off). */
+  route?: RouteReport;
 }
 
 /**
@@ -85,6 +93,12 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     await store.createRun(newRunRecord(runId, request, planner.id));
   }
 
+  // A new run follows its learned route; a resumed one does not (its early pages are in an earlier life).
+  const routes =
+    services.routes && request.useRoute !== false && !request.runId
+      ? await openRouteSession(services.routes, store, planner, { profile, portal: caseFile.portal, task: caseFile.task, log: (line) => request.listener?.log?.(line) })
+      : undefined;
+
   const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
   // The browser-level guard is in place before the first page exists; its reports go to the step log.
   const relay: { loop?: RunLoop; early: GuardEvent[] } = { early: [] };
@@ -107,7 +121,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     page,
     profile,
     caseFile,
-    planner,
+    planner: routes?.planner ?? planner,
     observer: createObserver(),
     recorder: store,
     approvals: services.approvals,
@@ -131,10 +145,11 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
 
   try {
     const result = await loop.run();
+    const route = await routes?.finish({ runId, status: result.status, reason: result.reason });
     if (services.loginStates) {
       await services.loginStates.save(caseFile.clientId, profile.id, JSON.stringify(await context.storageState()));
     }
-    return { ...result, runId, wallMs: Date.now() - started };
+    return { ...result, runId, wallMs: Date.now() - started, ...(route ? { route } : {}) };
   } finally {
     await context.close().catch(() => undefined);
   }
