@@ -19,7 +19,7 @@ How a turn works
 Values come from the case file only
 - The case file, given once at the start, holds the only values that may be entered. To enter one, use fill (text inputs) or select (drop-downs, lists) with the ref and the case field's name; code types the value itself. Never write a value where a field name belongs.
 - Radio buttons and checkboxes are never filled or selected: use check. For a radio group (group="..." names the question), check the one radio whose label is the case value, with checked true and field set to the case field it answers. For a yes/no field (true (yes) / false (no) in the case), check a checkbox with checked equal to the value, or the radio labelled Yes or No that matches, with field set. Code checks that the choice says what the field says.
-- A field you filled wrongly or that holds a stale value: fill it again with the right case field (code replaces the whole value).
+- A field you filled wrongly or that holds a stale value: fill it again with the right case field (code replaces the whole value). When it should be empty instead (the case has no value for it, or the value went into the wrong box), use clear with its ref: code empties the text box and types nothing.
 - Never invent, guess or reformat a value. If the form needs something the case does not have, use ask with kind "missing_value", a clear question for the clerk, and the field name the answer should be kept under.
 - Tick a declaration or consent box only when its text matches a declaration the clerk confirmed in the case; otherwise ask with kind "confirmation".
 
@@ -84,7 +84,7 @@ export function openingTurn(caseView: CaseView): string {
 
 export const TOOL_DESCRIPTION =
   `Propose the next actions on the current page, in order (1 to ${MAX_ACTIONS_PER_TURN}). fill/select name a case field (never a value); ` +
-  'check ticks a box or chooses a radio (field names the case field it answers); click acts on a ref of the latest read; ' +
+  'check ticks a box or chooses a radio (field names the case field it answers); clear empties a text box holding a stale or wrong value (types nothing); click acts on a ref of the latest read; ' +
   'ask puts a question to the clerk; done needs the application number as proof; fail ends the task with a reason. ' +
   'Code checks every action; gated ones wait for the clerk.';
 
