@@ -1,0 +1,59 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../../src/agent/browser/chromium';
+import { gateRequest, isGatedStep, PageErrorLog, takeStepPictures } from '../../../src/agent/observe/step-evidence';
+
+/** The loop's step evidence in real Chromium: page errors as they happen, the after and full-page pictures. */
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const pngHeight = (png: Uint8Array) => new DataView(png.buffer, png.byteOffset, png.byteLength).getUint32(20);
+
+describe('step evidence', () => {
+  it('collects script errors, console errors and failed loads per step, and drains them', async () => {
+    const log = new PageErrorLog().attach(context);
+    const page = await context.newPage();
+    await page.setContent(`<p>form</p><img src="http://127.0.0.1:9/missing.png"><script>console.error('postcode lookup failed'); setTimeout(() => { throw new TypeError('x is undefined'); }, 0);</script>`);
+    await expect.poll(() => log['events'].length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    const events = log.take();
+    expect(events.map((e) => e.type).sort()).toEqual(['console_error', 'load_failed', 'page_error']);
+    expect(events.find((e) => e.type === 'page_error')?.message).toBe('TypeError: x is undefined');
+    expect(events.find((e) => e.type === 'console_error')?.message).toBe('postcode lookup failed');
+    expect(events.find((e) => e.type === 'load_failed')?.message).toMatch(/^GET http:\/\/127\.0\.0\.1:9\/missing\.png \(image\) did not load: net::ERR_/);
+    expect(log.take()).toEqual([]);
+    await page.close();
+  }, 30_000);
+
+  it('takes the after picture of the viewport and, at a gated step only, the whole page, with password boxes masked', async () => {
+    const page = await context.newPage();
+    await page.setContent(`<body style="margin:0"><div style="height:2400px;background:linear-gradient(#fff,#036)">tall</div><input type="password" value="hunter2hunter2"></body>`);
+    const mask = (p: typeof page) => [p.locator('input[type=password]')];
+    const plain = await takeStepPictures(page, { mask, gated: false });
+    expect(plain.problems).toEqual([]);
+    expect(pngHeight(plain.after!)).toBe(600);
+    expect(plain.fullPage).toBeNull();
+    const gated = await takeStepPictures(page, { mask, gated: true });
+    expect(pngHeight(gated.fullPage!)).toBeGreaterThan(2400);
+    await page.close();
+    expect(await takeStepPictures(page, { mask, gated: true })).toEqual({ after: null, fullPage: null, problems: ['the page was closed: no after picture'] });
+  }, 30_000);
+
+  it('reads a gated step and the gate’s judgements as the requests pane does', () => {
+    expect(isGatedStep([{ verdict: { verdict: 'allow' } }], [])).toBe(false);
+    expect(isGatedStep([{ verdict: { verdict: 'needs_approval' } }], [])).toBe(true);
+    expect(isGatedStep([], [{ type: 'commit_denied', message: '', at: '' }])).toBe(true);
+    const base = { method: 'POST', url: 'https://shops.lab.portal-desk.test/renewal/submit', rule: 'submit-path', detail: '', submission: true, step: 4 };
+    expect(gateRequest({ ...base, type: 'commit_pre_approved' })).toEqual({ method: 'POST', url: base.url, outcome: 'sent', rule: 'commit-gate:submit-path' });
+    expect(gateRequest({ ...base, type: 'commit_denied' }).outcome).toBe('denied');
+    expect(gateRequest({ ...base, type: 'request_forbidden' }).outcome).toBe('refused');
+  });
+});
