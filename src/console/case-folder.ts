@@ -26,7 +26,7 @@ function summarise(casesDir: string, file: string, portalFolders: string[]): Cas
   const path = join(casesDir, file);
   try {
     const caseFile = loadCaseFile(path);
-    const summary = { file, caseId: caseFile.caseId, clientId: caseFile.clientId, portal: caseFile.portal, task: caseFile.task };
+    const summary = { file, caseId: caseFile.caseId, clientId: caseFile.clientId, portal: caseFile.portal, task: caseFile.task, displayName: displayNameOf(caseFile) };
     try {
       loadPortalProfile(caseFile.portal, portalFolders);
     } catch (err) {
@@ -52,6 +52,18 @@ function bestEffortFields(path: string, file: string): Omit<CaseSummary, 'proble
   }
   const text = (key: string, fallback: string): string => (typeof raw[key] === 'string' ? (raw[key] as string) : fallback);
   return { file, caseId: text('caseId', basename(file, '.json')), clientId: text('clientId', ''), portal: text('portal', ''), task: text('task', '') };
+}
+
+/** Case fields that name the client for people, in the order a clerk would call them. */
+const NAME_FIELDS = ['display_name', 'business_name', 'employer_name', 'new_holder_name', 'applicant_name', 'client_name', 'name', 'owner_name', 'current_holder_name'];
+
+/** The case's name for the queue and the headers: the first naming field the case file has, else its client id. */
+export function displayNameOf(caseFile: Pick<CaseFile, 'clientId' | 'fields'>): string {
+  for (const key of NAME_FIELDS) {
+    const value = caseFile.fields[key];
+    if (typeof value === 'string' && value.trim()) return value.trim().slice(0, 80);
+  }
+  return caseFile.clientId;
 }
 
 /** Loads one case file named relative to the cases folder; refuses anything outside it. */

@@ -1,8 +1,18 @@
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../shared/clerk';
+import { PortalDeskError } from '../base/portal-desk-error';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource, TakeOverDesk, TakeOverEnd, TakeOverRequest } from '../shared/clerk';
+import type { TakeOverView } from '../shared/console-api';
 
 interface Parked<Q, A> {
   request: Q;
   resolve: (answer: A) => void;
+  reject: (err: Error) => void;
+}
+
+/** What a parked run is told when the console closes before the clerk answered: nothing was answered for them. */
+export class ConsoleClosedError extends PortalDeskError {
+  constructor() {
+    super('The console closed before the clerk answered; the run is left to resume');
+  }
 }
 
 /**
@@ -10,9 +20,13 @@ interface Parked<Q, A> {
  * the UI answers with `decide` or `answer`; other runs go on meanwhile. One desk serves all runs,
  * keyed by run id (a run asks one thing at a time).
  */
-export class ClerkDesk implements ApprovalGate, InputSource {
+export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
   private readonly approvals = new Map<string, Parked<ApprovalRequest, ApprovalDecision>>();
   private readonly inputs = new Map<string, Parked<InputRequest, string | null>>();
+  /** Runs parked for a take-over (offered by a bot check, or active: the clerk has the portal). */
+  private readonly takeOvers = new Map<string, Parked<TakeOverView, TakeOverEnd>>();
+  /** Runs the clerk asked to take over, not yet parked (the loop is between reads): when, at which step. */
+  private readonly asked = new Map<string, { at: string; step: number }>();
 
   constructor(
     /** Who decides, as written into the step's approval record. */
@@ -22,19 +36,90 @@ export class ClerkDesk implements ApprovalGate, InputSource {
   ) {}
 
   request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       this.approvals.get(req.runId)?.resolve({ decision: 'deny', by: 'console', note: 'superseded by a newer approval request' });
-      this.approvals.set(req.runId, { request: req, resolve });
+      this.approvals.set(req.runId, { request: req, resolve, reject });
       this.changed(req.runId);
     });
   }
 
   ask(req: InputRequest): Promise<string | null> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       this.inputs.get(req.runId)?.resolve(null);
-      this.inputs.set(req.runId, { request: req, resolve });
+      this.inputs.set(req.runId, { request: req, resolve, reject });
       this.changed(req.runId);
     });
+  }
+
+  takeOver(req: TakeOverRequest): Promise<TakeOverEnd> {
+    return new Promise((resolve, reject) => {
+      const asked = this.asked.get(req.runId);
+      this.asked.delete(req.runId);
+      this.takeOvers.get(req.runId)?.resolve({ handedBack: false, by: 'console', note: 'superseded by a newer take-over' });
+      // A take-over the clerk asked for is theirs at once; a bot check waits for them to take it.
+      const active = !!asked || req.reason === 'clerk';
+      const view: TakeOverView = { ...req, state: active ? 'active' : 'offered', ...(active ? { takenAt: asked?.at ?? new Date().toISOString() } : {}) };
+      this.takeOvers.set(req.runId, { request: view, resolve, reject });
+      this.changed(req.runId);
+    });
+  }
+
+  wantsTakeOver(runId: string): boolean {
+    return this.asked.has(runId);
+  }
+
+  /**
+   * The clerk clicks Take over: a run waiting for it is theirs at once; a live run hands its portal
+   * over before its next read (`live`: the run is running in this console). False when neither.
+   */
+  startTakeOver(runId: string, live: { step: number } | null): boolean {
+    const parked = this.takeOvers.get(runId);
+    if (parked) {
+      if (parked.request.state !== 'active') {
+        parked.request = { ...parked.request, state: 'active', takenAt: new Date().toISOString() };
+        this.changed(runId);
+      }
+      return true;
+    }
+    if (!live) return false;
+    if (!this.asked.has(runId)) {
+      this.asked.set(runId, { at: new Date().toISOString(), step: live.step });
+      this.changed(runId);
+    }
+    return true;
+  }
+
+  /** The clerk hands the portal back (the run goes on) or declines it; false when the run holds no take-over. */
+  handBack(runId: string, decision: 'hand_back' | 'decline', note?: string): boolean {
+    const parked = this.takeOvers.get(runId);
+    if (!parked) {
+      // Asked but not yet handed over: asking again is cancelled.
+      if (!this.asked.delete(runId)) return false;
+      this.changed(runId);
+      return true;
+    }
+    this.takeOvers.delete(runId);
+    const { takenAt } = parked.request;
+    parked.resolve({ handedBack: decision === 'hand_back', by: this.clerkName, ...(note ? { note } : {}), ...(takenAt ? { takenAt } : {}) });
+    this.changed(runId);
+    return true;
+  }
+
+  /** The clerk has the run's portal now: their input goes to the page. */
+  isTakenOver(runId: string): boolean {
+    return this.takeOvers.get(runId)?.request.state === 'active';
+  }
+
+  holder(runId: string): string | null {
+    return this.isTakenOver(runId) ? this.clerkName : null;
+  }
+
+  pendingTakeOver(runId: string): TakeOverView | null {
+    const parked = this.takeOvers.get(runId);
+    if (parked) return parked.request;
+    const asked = this.asked.get(runId);
+    if (!asked) return null;
+    return { runId, step: asked.step, reason: 'clerk', detail: 'You asked to take over: the agent finishes what it is doing and hands you the portal', state: 'asked', takenAt: asked.at };
   }
 
   pendingApproval(runId: string): ApprovalRequest | null {
@@ -69,19 +154,25 @@ export class ClerkDesk implements ApprovalGate, InputSource {
   release(runId: string): void {
     this.approvals.get(runId)?.resolve({ decision: 'deny', by: 'console', note: 'the run ended' });
     this.inputs.get(runId)?.resolve(null);
+    this.takeOvers.get(runId)?.resolve({ handedBack: false, by: 'console', note: 'the run ended' });
     this.approvals.delete(runId);
     this.inputs.delete(runId);
+    this.takeOvers.delete(runId);
+    this.asked.delete(runId);
   }
 
-  /** Releases every parked run: approvals denied, questions declined (the console is closing). */
-  releaseAll(by: string): void {
-    for (const [runId, parked] of [...this.approvals]) {
-      this.approvals.delete(runId);
-      parked.resolve({ decision: 'deny', by, note: 'the console closed before the clerk decided' });
-    }
-    for (const [runId, parked] of [...this.inputs]) {
-      this.inputs.delete(runId);
-      parked.resolve(null);
-    }
+  /**
+   * The console is closing: nothing is approved, denied or declined on the clerk's behalf. Each
+   * parked run's question fails with ConsoleClosedError (its loop unwinds; the service has frozen
+   * its records and keeps it `interrupted`, resumable). Answers the ids of the runs that waited.
+   */
+  abandonAll(): string[] {
+    const runIds = new Set([...this.approvals.keys(), ...this.inputs.keys(), ...this.takeOvers.keys()]);
+    for (const parked of [...this.approvals.values(), ...this.inputs.values(), ...this.takeOvers.values()]) parked.reject(new ConsoleClosedError());
+    this.approvals.clear();
+    this.inputs.clear();
+    this.takeOvers.clear();
+    this.asked.clear();
+    return [...runIds];
   }
 }

@@ -1,30 +1,36 @@
 import { userInfo } from 'node:os';
-import type { Browser } from 'playwright-core';
+import { dirname, join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import type { z } from 'zod';
-import { buildRunReport } from '../audit';
+import { saveRunReport } from '../audit';
 import { launchChromium } from '../agent/browser/chromium';
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile, profileFolders } from '../agent/case/portal-profiles';
 import { describeZodError } from '../agent/case/zod-message';
 import { AnthropicConfigError } from '../agent/decide/anthropic';
 import type { RunLimits } from '../agent/loop/limits';
-import type { CaseFile } from '../shared/case-file';
+import { CaseFile } from '../shared/case-file';
+import type { ApprovalGate, ApprovalRequest } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
 import {
   ConsoleEvent,
   ConsoleMethods,
   type ConsoleMethod,
   type ConsoleResult,
+  type ReviewRow,
+  type RunPhase,
   type RunView,
 } from '../shared/console-api';
 import { FINAL_STATUSES, type RunRecord } from '../shared/run';
-import { LabCredentials, LabHandle } from '../service/lab-portals';
+import { bindDemo, type DemoPortals } from '../service/demo-portals';
 import { createPlanner } from '../service/planners';
 import { executeRun } from '../service/run-service';
 import { openStore, type Store } from '../store';
 import { CredentialChain, openVault, type KeySource, type OpenedVault } from '../vault';
-import { listCaseFiles, loadCaseFromFolder } from './case-folder';
-import { ClerkDesk } from './clerk-desk';
+import { readApproval } from './approval-detail';
+import { displayNameOf, listCaseFiles, loadCaseFromFolder } from './case-folder';
+import { ClerkDesk, ConsoleClosedError } from './clerk-desk';
+import { playClerkInput } from './take-over-input';
 import { listPortalProfiles, modelStatus } from './portal-settings';
 import { startScreencast, type Screencast } from './screencast';
 import { errorText } from '../base/error-text';
@@ -38,8 +44,12 @@ export interface ConsoleServiceOptions {
   /** The browser runs use. Default: the machine's Chromium (`launchChromium`), one per process, with the lab's host mapping for lab portals. */
   browser?: () => Promise<Browser>;
   // ---- Extensions beyond the agreed options (all optional) ----
-  /** The lab to run lab portals on (tests pass theirs to configure variants and read codes). Default: one started on first need. */
-  lab?: LabHandle;
+  /**
+   * The demo portals (the portal lab) to run their profiles on: the CLI's console and the demo shell
+   * pass one, tests pass theirs to configure variants and read codes; whoever passes it stops it.
+   * None (the production shell): every profile is a real portal and no demo login is offered.
+   */
+  demo?: DemoPortals;
   /** The vault's key (the Electron shell passes its SealedKeyFileSource). Default: key file or OS keyring, as the CLI chooses. */
   keySource?: KeySource;
   /** Extra folders searched for portal profiles before the built-in ones. */
@@ -48,6 +58,8 @@ export interface ConsoleServiceOptions {
   clerkName?: string;
   /** Per-run step cap and time limit (the engine's defaults otherwise). */
   limits?: Partial<RunLimits>;
+  /** Where "Export report" writes reports (0600). Default: `reports/` beside the store. */
+  reportsDir?: string;
 }
 
 type Params<M extends ConsoleMethod> = z.output<(typeof ConsoleMethods)[M]['params']>;
@@ -60,7 +72,19 @@ interface LiveRun {
   runId: string;
   screencast?: Screencast;
   finished: Promise<void>;
+  /** The run's portal page (take-over input, approval pictures). */
+  page?: Page;
+  caseFile: CaseFile;
+  profile: PortalProfile;
+  phase: RunPhase;
+  /** The console closed: nothing this run's loop writes from now on reaches the store (it stays `interrupted`). */
+  frozen: boolean;
+  /** What the pending approval will do, read from the page when it was asked. */
+  approval?: { step: number; review: ReviewRow[] | null; fullPagePng: Buffer | null };
 }
+
+/** The store's writes a run makes: dropped once the console closes, so a closing console never ends a run on the clerk's behalf. */
+const RUN_WRITES = new Set<string | symbol>(['createRun', 'recordStep', 'updateRun', 'saveProgress', 'recordModelPayload']);
 
 /** Most recent frames kept per run, so a UI that connects late sees the page at once. */
 const KEPT_FRAMES = 24;
@@ -77,8 +101,7 @@ export class ConsoleService {
   private readonly busy = new Map<string, string>();
   private readonly frames = new Map<string, string>();
   private readonly desk: ClerkDesk;
-  private readonly lab: LabHandle;
-  private readonly ownsLab: boolean;
+  private readonly demo: DemoPortals | undefined;
   private readonly env: Record<string, string | undefined>;
   private readonly portalFolders: string[];
   private readonly browsers = new Map<'lab' | 'plain', Promise<Browser>>();
@@ -91,8 +114,7 @@ export class ConsoleService {
     private readonly store: Store,
   ) {
     this.env = options.env ?? process.env;
-    this.lab = options.lab ?? new LabHandle();
-    this.ownsLab = !options.lab;
+    this.demo = options.demo;
     this.portalFolders = profileFolders(options.portalFolders ?? []);
     this.desk = new ClerkDesk(options.clerkName ?? clerkNameFrom(this.env), (runId) => void this.emitRun(runId));
     this.handlers = this.makeHandlers();
@@ -130,16 +152,31 @@ export class ConsoleService {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Closes the console (Ctrl+C, the window closing). Nothing is approved, denied or declined on
+   * the clerk's behalf: each live run is recorded `interrupted` with what it waited for, its
+   * loop's further writes are dropped, and `resumeRun` (or `portal-desk resume`) continues it.
+   */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    this.desk.releaseAll('console:closed');
+    // Freeze first, then unwind: the parked questions fail, and what the loops write as they end is dropped.
+    const live = [...this.live.values()];
+    for (const run of live) run.frozen = true;
+    for (const run of live) {
+      const view = await this.store.getRun(run.runId).catch(() => null);
+      if (!view || FINAL_STATUSES.includes(view.status)) continue;
+      const what = view.status === 'awaiting_approval' ? 'your approval' : view.status === 'awaiting_input' ? 'you' : null;
+      const reason = what
+        ? `Interrupted: the console closed while the run waited for ${what} (step ${view.stepCount}); nothing was decided for you. Resume it to go on`
+        : `Interrupted: the console closed mid-run after step ${view.stepCount}; resume it to go on`;
+      await this.store.updateRun(run.runId, { status: 'interrupted', reason }).catch(() => undefined);
+    }
+    this.desk.abandonAll();
     for (const run of this.live.values()) await run.screencast?.stop();
-    // Runs end on their own once released; a run mid-action ends when its browser goes.
-    await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
+    // A run mid-action ends when its browser goes; whatever it writes as it ends is dropped.
     for (const browser of this.browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
     await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
-    if (this.ownsLab) await this.lab.stop().catch(() => undefined);
     this.listeners.clear();
     this.store.close();
   }
@@ -170,10 +207,11 @@ export class ConsoleService {
       exportRun: async (p) => {
         const run = await this.requireRun(p.runId);
         const secrets = await this.secretsOf(run);
-        const report = await buildRunReport(this.store, p.runId, { secrets });
-        return { html: report.html, fileName: report.fileName };
+        // Written by this process, owner-only (0600), into the reports folder beside the store: a browser download would be world-readable.
+        const saved = await saveRunReport(this.store, p.runId, this.options.reportsDir ?? join(dirname(this.options.dbPath), 'reports'), { secrets });
+        return { fileName: saved.fileName, savedTo: saved.path, bytes: saved.bytes };
       },
-      listPortals: async () => listPortalProfiles(this.portalFolders),
+      listPortals: async () => listPortalProfiles(this.portalFolders, this.demo),
       listCredentials: async () => {
         const { vault } = await this.openedVault();
         return (await vault.list()).map((e) => ({ clientId: e.clientId, portal: e.portalId, username: e.username, updatedAt: e.updatedAt }));
@@ -188,7 +226,67 @@ export class ConsoleService {
         return { removed: await vault.remove(p.clientId, p.portal) };
       },
       modelStatus: async () => modelStatus(this.env),
+      takeOver: async (p) => {
+        const live = this.live.get(p.runId);
+        const run = live ? await this.store.getRun(p.runId) : null;
+        return { accepted: this.desk.startTakeOver(p.runId, live && run ? { step: run.stepCount } : null) };
+      },
+      handBack: async (p) => ({ accepted: this.desk.handBack(p.runId, p.decision, p.note) }),
+      takeOverInput: async (p) => {
+        const page = this.live.get(p.runId)?.page;
+        // Only while the clerk has the portal: otherwise the agent is working it, and input would race it.
+        if (!page || !this.desk.isTakenOver(p.runId)) return { accepted: false };
+        await playClerkInput(page, p.events);
+        return { accepted: true };
+      },
+      resumeRun: (p) => this.resumeRun(p.runId),
+      approvalPicture: async (p) => {
+        const approval = this.live.get(p.runId)?.approval;
+        const pending = this.desk.pendingApproval(p.runId);
+        const png = approval && pending && approval.step === pending.step ? approval.fullPagePng : null;
+        return { pngBase64: png ? png.toString('base64') : null };
+      },
     };
+  }
+
+  /** Continues an interrupted run of this store under its own id: a fresh portal binding, the stored case, planner and layout. */
+  private async resumeRun(runId: string): Promise<{ runId: string }> {
+    const run = await this.requireRun(runId);
+    if (this.live.has(runId)) throw new ConsoleRequestError(`Run ${runId} is already running in this console`);
+    if (FINAL_STATUSES.includes(run.status)) throw new ConsoleRequestError(`Run ${runId} is ${run.status}; a final run is not resumed. Start the case again instead.`);
+    if (run.status !== 'interrupted') throw new ConsoleRequestError(`Run ${runId} is ${run.status} in another process; only an interrupted run is resumed`);
+    let caseFile: CaseFile;
+    let baseProfile: PortalProfile;
+    let stored: { planner?: unknown; layout?: unknown };
+    try {
+      stored = JSON.parse(run.caseJson) as { caseFile?: unknown; planner?: unknown; layout?: unknown };
+      caseFile = CaseFile.parse((stored as { caseFile?: unknown }).caseFile);
+      baseProfile = loadPortalProfile(caseFile.portal, this.portalFolders);
+    } catch (err) {
+      throw new ConsoleRequestError(`Run ${runId} cannot be resumed: its stored case or portal cannot be read (${errorText(err)})`);
+    }
+    const planner = stored.planner === 'anthropic' ? 'anthropic' : 'rules';
+    const layout = stored.layout === 'original' || stored.layout === 'redesigned' ? stored.layout : undefined;
+    const slot = this.claimSlot(caseFile);
+    let handedOver = false;
+    try {
+      const started = await this.launch(caseFile, baseProfile, { file: '', planner, ...(layout ? { layout } : {}) }, slot, runId);
+      handedOver = true;
+      return started;
+    } finally {
+      if (!handedOver) this.busy.delete(slot);
+    }
+  }
+
+  /** One run per client and portal at a time: two would share the portal account and could submit twice. */
+  private claimSlot(caseFile: CaseFile): string {
+    const slot = `${caseFile.clientId}\u0000${caseFile.portal}`;
+    const holder = this.busy.get(slot);
+    if (holder !== undefined) {
+      throw new ConsoleRequestError(`A run for client ${caseFile.clientId} on ${caseFile.portal} is already in progress${holder ? ` (${holder})` : ''}; let it finish first`);
+    }
+    this.busy.set(slot, '');
+    return slot;
   }
 
   private async startRun(p: Params<'startRun'>): Promise<{ runId: string }> {
@@ -203,13 +301,7 @@ export class ConsoleService {
       if (err instanceof ConfigFileError || err instanceof AnthropicConfigError) throw new ConsoleRequestError(err.message);
       throw err;
     }
-    // One run per client and portal at a time: two would share the portal account and could submit twice.
-    const slot = `${caseFile.clientId}\u0000${caseFile.portal}`;
-    const holder = this.busy.get(slot);
-    if (holder !== undefined) {
-      throw new ConsoleRequestError(`A run for client ${caseFile.clientId} on ${caseFile.portal} is already in progress${holder ? ` (${holder})` : ''}; let it finish first`);
-    }
-    this.busy.set(slot, '');
+    const slot = this.claimSlot(caseFile);
     let handedOver = false;
     try {
       const runId = await this.launch(caseFile, baseProfile, p, slot);
@@ -221,8 +313,8 @@ export class ConsoleService {
   }
 
   /** Starts the run and resolves with its id once it exists in the store; the run goes on after. */
-  private async launch(caseFile: CaseFile, baseProfile: PortalProfile, p: Params<'startRun'>, slot: string): Promise<{ runId: string }> {
-    const { profile, lab } = await this.lab.bind(baseProfile);
+  private async launch(caseFile: CaseFile, baseProfile: PortalProfile, p: Params<'startRun'>, slot: string, resumeId?: string): Promise<{ runId: string }> {
+    const { profile, lab } = await bindDemo(this.demo, baseProfile);
     if (!lab && p.layout) throw new ConsoleRequestError('A layout applies to lab portals only');
     // Only a change of layout reconfigures: configure re-arms the lab's CAPTCHA, which the clerk may just have solved.
     if (lab && p.layout && lab.variant(caseFile.clientId).layout !== p.layout) lab.configure(caseFile.clientId, { ...lab.variant(caseFile.clientId), layout: p.layout });
@@ -235,16 +327,21 @@ export class ConsoleService {
       let live: LiveRun | undefined;
       let settled!: () => void;
       const finished = new Promise<void>((r) => (settled = r));
+      const frozen = { get frozen() {
+        return live?.frozen ?? false;
+      } };
 
       const execution = executeRun(
         {
-          store: this.store,
+          store: this.frozenWhenClosed(frozen),
           browser,
-          approvals: this.desk,
+          approvals: this.approvalsFor(),
           inputs: this.desk,
-          credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
+          takeOvers: this.desk,
+          credentials: new CredentialChain(lab && this.demo ? [vault, this.demo.credentials] : [vault]),
           loginStates,
           env: this.env,
+          demo: this.demo,
         },
         {
           caseFile,
@@ -253,9 +350,11 @@ export class ConsoleService {
           approveMode: 'ask',
           layout: lab ? (p.layout ?? lab.variant(caseFile.clientId).layout) : undefined,
           limits: this.options.limits,
+          ...(resumeId ? { runId: resumeId } : {}),
           listener: {
             step: (step) => {
-              if (!runId) return;
+              if (!runId || live?.frozen) return;
+              if (live) live.phase = 'reading_page';
               this.emit({ type: 'step', runId, step });
               void this.emitRun(runId);
             },
@@ -266,7 +365,7 @@ export class ConsoleService {
           onStart: (id) => {
             runId = id;
             this.busy.set(slot, id);
-            live = { runId: id, finished };
+            live = { runId: id, finished, caseFile, profile, phase: 'opening_portal', frozen: false };
             this.live.set(id, live);
             void this.emitRun(id);
             resolveStart({ runId: id });
@@ -274,6 +373,8 @@ export class ConsoleService {
           onPage: async (page) => {
             const id = runId;
             if (!id || !live) return;
+            live.page = page;
+            this.followPhases(live, page);
             try {
               live.screencast = await startScreencast(page, (jpegBase64) => this.frame(id, jpegBase64));
             } catch {
@@ -285,6 +386,8 @@ export class ConsoleService {
 
       execution
         .catch(async (err: unknown) => {
+          // The console closed under a waiting run: it stays `interrupted`, as close() recorded it.
+          if (live?.frozen || err instanceof ConsoleClosedError) return;
           if (!runId) {
             rejectStart(new ConsoleRequestError(`The run could not start: ${errorText(err)}`));
             await this.failOrphans(caseFile, errorText(err));
@@ -313,7 +416,67 @@ export class ConsoleService {
   // ---- Views and events ----------------------------------------------------------------------
 
   private async viewOf(run: RunRecord): Promise<RunView> {
-    return { run, pendingApproval: this.desk.pendingApproval(run.id), pendingInput: this.desk.pendingInput(run.id) };
+    const live = this.live.get(run.id);
+    const pendingApproval = this.desk.pendingApproval(run.id);
+    const approval = live?.approval && pendingApproval && live.approval.step === pendingApproval.step ? live.approval : undefined;
+    return {
+      run,
+      pendingApproval,
+      pendingInput: this.desk.pendingInput(run.id),
+      pendingTakeOver: this.desk.pendingTakeOver(run.id),
+      approvalDetail: approval ? { step: approval.step, fullPage: approval.fullPagePng !== null, review: approval.review } : null,
+      phase: live ? live.phase : null,
+      displayName: displayNameFrom(run),
+    };
+  }
+
+  /** The clerk's approval gate for a run, which also reads what the approval will do (the whole page, a review page's values) for the card. */
+  private approvalsFor(): ApprovalGate {
+    return {
+      request: (req) => {
+        const answer = this.desk.request(req);
+        void this.readApprovalDetail(req);
+        return answer;
+      },
+    };
+  }
+
+  private async readApprovalDetail(req: ApprovalRequest): Promise<void> {
+    const live = this.live.get(req.runId);
+    if (!live?.page) return;
+    const run = await this.store.getRun(req.runId).catch(() => null);
+    const clerkValues = run ? ((JSON.parse(run.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {}) : {};
+    const reading = await readApproval(live.page, live.profile, live.caseFile, clerkValues);
+    if (this.desk.pendingApproval(req.runId)?.step !== req.step) return;
+    live.approval = { step: req.step, review: reading.review, fullPagePng: reading.fullPagePng };
+    await this.emitRun(req.runId);
+  }
+
+  /** The run's phase from its page's navigations: opening the portal, signing in by code, reading the page. */
+  private followPhases(live: LiveRun, page: Page): void {
+    const signIn = live.profile.signIn?.urlContains;
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame() || live.frozen) return;
+      const url = frame.url();
+      if (url === 'about:blank') return;
+      const next: RunPhase = signIn && url.includes(signIn) ? 'signing_in' : 'reading_page';
+      if (live.phase === next) return;
+      live.phase = next;
+      void this.emitRun(live.runId);
+    });
+  }
+
+  /** The store as a run writes to it: every write dropped once the run is frozen (the console closed). */
+  private frozenWhenClosed(flag: { readonly frozen: boolean }): Store {
+    const store = this.store;
+    return new Proxy(store, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        if (RUN_WRITES.has(prop)) return (...args: unknown[]) => (flag.frozen ? Promise.resolve(undefined) : (value as (...a: unknown[]) => unknown).apply(target, args));
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
   }
 
   private async requireRun(runId: string): Promise<RunRecord> {
@@ -366,8 +529,8 @@ export class ConsoleService {
     if (!browser) {
       browser = factory
         ? factory()
-        : kind === 'lab'
-          ? this.lab.get().then((lab) => launchChromium({ hostResolverRules: lab.hostResolverRules }))
+        : kind === 'lab' && this.demo
+          ? this.demo.get().then((lab) => launchChromium({ hostResolverRules: lab.hostResolverRules }))
           : launchChromium();
       browser.catch(() => this.browsers.delete(key));
       this.browsers.set(key, browser);
@@ -378,7 +541,7 @@ export class ConsoleService {
   /** Stored passwords for the run's client and portal: the export's final scan refuses any report containing one. */
   private async secretsOf(run: RunRecord): Promise<string[]> {
     const { vault } = await this.openedVault();
-    const sources = [vault, new LabCredentials()];
+    const sources = this.demo ? [vault, this.demo.credentials] : [vault];
     const secrets: string[] = [];
     for (const source of sources) {
       const credentials = await source.get(run.clientId, run.portal).catch(() => null);
@@ -398,6 +561,22 @@ export class ConsoleService {
       await this.emitRun(run.id);
     }
   }
+}
+
+const displayNames = new Map<string, string>();
+
+function displayNameFrom(run: RunRecord): string {
+  let name = displayNames.get(run.id);
+  if (name === undefined) {
+    try {
+      const stored = JSON.parse(run.caseJson) as { caseFile?: { clientId?: string; fields?: Record<string, unknown> } };
+      name = displayNameOf({ clientId: run.clientId, fields: (stored.caseFile?.fields ?? {}) as CaseFile['fields'] });
+    } catch {
+      name = run.clientId;
+    }
+    displayNames.set(run.id, name);
+  }
+  return name;
 }
 
 function deliver(listener: (event: ConsoleEvent) => void, event: ConsoleEvent): void {

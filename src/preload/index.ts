@@ -27,6 +27,11 @@ const METHODS = {
   setCredential: true,
   removeCredential: true,
   modelStatus: true,
+  takeOver: true,
+  handBack: true,
+  takeOverInput: true,
+  resumeRun: true,
+  approvalPicture: true,
 } as const satisfies Record<ConsoleMethod, true>;
 
 type IpcAnswer = { ok: true; result: unknown } | { ok: false; error: string };

@@ -11,7 +11,7 @@ import { receiptExtension } from '../agent/portal/receipt';
 import type { RunLimits } from '../agent/loop/limits';
 import { createObserver } from '../agent/observe/observer';
 import type { CaseFile } from '../shared/case-file';
-import type { ApprovalGate, InputSource } from '../shared/clerk';
+import type { ApprovalGate, InputSource, TakeOverDesk } from '../shared/clerk';
 import type { CredentialSource, LoginStateStore } from '../shared/credentials';
 import type { PortalProfile } from '../shared/portal-profile';
 import { FINAL_STATUSES, type ApproveMode, type RunRecord } from '../shared/run';
@@ -27,6 +27,8 @@ export interface RunServices {
   browser: Browser;
   approvals: ApprovalGate;
   inputs: InputSource;
+  /** Where the clerk takes the portal over (a bot check, or when asked); without one a bot check ends the run `blocked`. */
+  takeOvers?: TakeOverDesk;
   credentials: CredentialSource;
   /** Encrypted saved login state per client and portal; runs reuse it and refresh it. */
   loginStates?: LoginStateStore;

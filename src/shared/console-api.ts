@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApprovalRequest, InputRequest } from './clerk';
+import { ApprovalRequest, InputRequest, TakeOverRequest } from './clerk';
 import { RunRecord, RunStatus, StepRecord } from './run';
 
 /**
@@ -17,6 +17,8 @@ export const CaseSummary = z.object({
   task: z.string(),
   /** Set when the file does not parse: the one-line reason. */
   problem: z.string().optional(),
+  /** The client's name for people (the business or person the case is for). */
+  displayName: z.string().optional(),
 });
 export type CaseSummary = z.infer<typeof CaseSummary>;
 
@@ -76,13 +78,81 @@ export const VerifyResult = z.discriminatedUnion('ok', [
 ]);
 export type VerifyResult = z.infer<typeof VerifyResult>;
 
+/**
+ * A take-over of the run's portal by the clerk. `offered`: the run waits for the clerk (a bot
+ * check); `asked`: the clerk asked and the run hands the portal over before its next read;
+ * `active`: the clerk has the portal (the live view forwards mouse, keyboard and scroll).
+ */
+export const TakeOverView = TakeOverRequest.extend({
+  state: z.enum(['offered', 'asked', 'active']),
+  takenAt: z.string().optional(),
+});
+export type TakeOverView = z.infer<typeof TakeOverView>;
+
+/**
+ * On a final-review page: each value the page says it will submit, beside the case value it came
+ * from. `same`; `differs` (the page shows another value than the case has); `not_in_case` (no case
+ * field or clerk answer matches the row).
+ */
+export const ReviewRow = z.object({
+  label: z.string(),
+  pageValue: z.string(),
+  field: z.string().optional(),
+  caseValue: z.string().optional(),
+  match: z.enum(['same', 'differs', 'not_in_case']),
+});
+export type ReviewRow = z.infer<typeof ReviewRow>;
+
+/** What an approval will do, read from the page when it was asked: for the card. */
+export const ApprovalDetail = z.object({
+  /** The approval it belongs to (its step). */
+  step: z.number().int(),
+  /** A full-page picture exists (fetch it with approvalPicture). */
+  fullPage: z.boolean(),
+  /** The page is a final-review page and these are its values; null elsewhere. */
+  review: z.array(ReviewRow).nullable(),
+});
+export type ApprovalDetail = z.infer<typeof ApprovalDetail>;
+
+/** What a live run is doing before its first step: starting the browser, opening the portal, signing in by code, reading the page. */
+export const RunPhase = z.enum(['starting_browser', 'opening_portal', 'signing_in', 'reading_page', 'deciding', 'acting', 'waiting_portal']);
+export type RunPhase = z.infer<typeof RunPhase>;
+
 /** A run as the console shows it: the record plus what it waits for. */
 export const RunView = z.object({
   run: RunRecord,
   pendingApproval: ApprovalRequest.nullable(),
   pendingInput: InputRequest.nullable(),
+  pendingTakeOver: TakeOverView.nullable().default(null),
+  approvalDetail: ApprovalDetail.nullable().default(null),
+  /** Set while the run is live in this console. */
+  phase: RunPhase.nullable().default(null),
+  /** The case's display name (the case file's `name`, else its client's). */
+  displayName: z.string().optional(),
 });
 export type RunView = z.infer<typeof RunView>;
+
+/**
+ * One input of the clerk in the live view. x and y are fractions (0..1) of the picture's width and
+ * height; keys are KeyboardEvent.key names (`a`, `Enter`, `Backspace`) with the modifiers held.
+ */
+export const ClerkInputEvent = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('mouse'),
+    action: z.enum(['move', 'down', 'up', 'click']),
+    x: z.number().min(0).max(1),
+    y: z.number().min(0).max(1),
+    button: z.enum(['left', 'middle', 'right']).default('left'),
+  }),
+  z.object({ type: z.literal('wheel'), x: z.number().min(0).max(1), y: z.number().min(0).max(1), deltaX: z.number().min(-5000).max(5000), deltaY: z.number().min(-5000).max(5000) }),
+  z.object({
+    type: z.literal('key'),
+    key: z.string().min(1).max(32),
+    modifiers: z.array(z.enum(['Alt', 'Control', 'Meta', 'Shift'])).max(4).default([]),
+  }),
+  z.object({ type: z.literal('text'), text: z.string().min(1).max(200) }),
+]);
+export type ClerkInputEvent = z.infer<typeof ClerkInputEvent>;
 
 /** Requests from the UI, each with its response schema. */
 export const ConsoleMethods = {
@@ -104,7 +174,8 @@ export const ConsoleMethods = {
     result: z.object({ accepted: z.boolean() }),
   },
   verifyRun: { params: z.object({ runId: z.string() }), result: VerifyResult },
-  exportRun: { params: z.object({ runId: z.string() }), result: z.object({ html: z.string(), fileName: z.string() }) },
+  /** The console's process writes the report owner-only (0600) and says where; the renderer never holds the file. */
+  exportRun: { params: z.object({ runId: z.string() }), result: z.object({ fileName: z.string(), savedTo: z.string(), bytes: z.number().int().nonnegative() }) },
   listPortals: { params: z.object({}), result: z.array(PortalSummary) },
   listCredentials: { params: z.object({}), result: z.array(CredentialSummary) },
   setCredential: {
@@ -113,6 +184,19 @@ export const ConsoleMethods = {
   },
   removeCredential: { params: z.object({ clientId: z.string().min(1), portal: z.string().min(1) }), result: z.object({ removed: z.boolean() }) },
   modelStatus: { params: z.object({}), result: ModelStatus },
+  /** The clerk takes the run's portal (at once when the run waits for it, else before its next read). */
+  takeOver: { params: z.object({ runId: z.string() }), result: z.object({ accepted: z.boolean() }) },
+  /** Ends a take-over: `hand_back` (the run goes on from a fresh read) or `decline` (a bot check ends the run blocked). */
+  handBack: {
+    params: z.object({ runId: z.string(), decision: z.enum(['hand_back', 'decline']), note: z.string().max(500).optional() }),
+    result: z.object({ accepted: z.boolean() }),
+  },
+  /** Mouse, keyboard and scroll from the live view to the portal page, only while the clerk has it. */
+  takeOverInput: { params: z.object({ runId: z.string(), events: z.array(ClerkInputEvent).min(1).max(50) }), result: z.object({ accepted: z.boolean() }) },
+  /** Continues an interrupted run (the console closed, the portal stopped answering) under the same id. */
+  resumeRun: { params: z.object({ runId: z.string() }), result: z.object({ runId: z.string() }) },
+  /** The full-page picture taken when the run's pending approval was asked. */
+  approvalPicture: { params: z.object({ runId: z.string() }), result: z.object({ pngBase64: z.string().nullable() }) },
 } as const;
 
 export type ConsoleMethod = keyof typeof ConsoleMethods;

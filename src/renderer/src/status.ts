@@ -20,9 +20,52 @@ export function statusLook(status: RunStatus): { label: string; tone: Tone } {
   return LOOKS[status];
 }
 
-/** The run needs the clerk now (an approval, a code, an answer). */
+/** The run needs the clerk now (an approval, a code, an answer, a bot check to take over). */
 export function isWaiting(view: RunView): boolean {
-  return !!view.pendingApproval || !!view.pendingInput || view.run.status === 'awaiting_approval' || view.run.status === 'awaiting_input';
+  return (
+    !!view.pendingApproval ||
+    !!view.pendingInput ||
+    (!!view.pendingTakeOver && view.pendingTakeOver.state !== 'asked') ||
+    view.run.status === 'awaiting_approval' ||
+    view.run.status === 'awaiting_input'
+  );
+}
+
+/** The clerk denied a gated action or a held request: a decision, not an error. */
+export function isDenied(view: RunView): boolean {
+  return view.run.status === 'failed' && /^Denied by /.test(view.run.reason ?? '');
+}
+
+/** The clerk declined to take over a bot check (the run ended `blocked`). */
+export function isDeclinedBotCheck(view: RunView): boolean {
+  return view.run.status === 'blocked' && /^bot_challenge:.*declined/i.test(view.run.reason ?? '');
+}
+
+/** A run that stopped without an ending (the console closed, the portal stopped answering): the clerk can resume it. */
+export function isResumable(view: RunView): boolean {
+  return view.run.status === 'interrupted';
+}
+
+/** The case's name for people: the case file's display name, else its id. */
+export function caseName(view: RunView): string {
+  return view.displayName ?? view.run.caseId;
+}
+
+const PHASES: Record<NonNullable<RunView['phase']>, string> = {
+  starting_browser: 'Starting the browser',
+  opening_portal: 'Opening the portal',
+  signing_in: 'Signing in by code',
+  reading_page: 'Reading the page',
+  deciding: 'Deciding the next step',
+  acting: 'Filling the form',
+  waiting_portal: 'Waiting for the portal to answer',
+};
+
+/** The phases a new run goes through before its first decision, for the Run screen's first seconds. */
+export const START_PHASES: readonly NonNullable<RunView['phase']>[] = ['starting_browser', 'opening_portal', 'signing_in', 'reading_page'];
+
+export function phaseLabel(phase: RunView['phase']): string {
+  return phase ? PHASES[phase] : '';
 }
 
 export function isLive(view: RunView): boolean {
@@ -41,8 +84,14 @@ export function reasonLine(view: RunView): string {
     return `Approve or deny: ${a.request ? heldRequestLine(a.request) : (a.element ?? a.action?.type ?? 'an action')}`;
   }
   if (view.pendingInput) return view.pendingInput.kind === 'otp' ? 'Type the one-time code the client received' : view.pendingInput.question;
+  const takeOver = view.pendingTakeOver;
+  if (takeOver?.state === 'offered') return `Take over: the portal shows ${takeOver.detail}`;
+  if (takeOver?.state === 'active') return 'You have the portal: hand it back when you are done';
+  if (takeOver?.state === 'asked') return 'Handing the portal to you after the current action';
   const run = view.run;
+  if (isDenied(view)) return `Your decision: not to ${(run.reason ?? '').replace(/^Denied by [^:]+:\s*/, '')}. The run stopped there; start the case again when it should go on.`;
+  if (run.status === 'interrupted') return /resum/i.test(run.reason ?? '') ? (run.reason ?? '') : `${run.reason ?? 'Stopped'} — resume to go on`;
   if (run.status === 'done' && run.applicationNumber) return `Submitted — application number ${run.applicationNumber}`;
-  if (isBotChallenge(view)) return 'A bot check (CAPTCHA) stopped the run: solve it in the portal, then hand the case back';
+  if (isBotChallenge(view)) return 'A bot check (CAPTCHA) stopped the run and nobody took it over';
   return run.reason ?? '';
 }

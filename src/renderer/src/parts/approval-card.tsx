@@ -1,17 +1,46 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { heldRequestLine, type ApprovalRequest, type HeldRequest } from '../../../shared/clerk';
+import type { ApprovalDetail, ReviewRow } from '../../../shared/console-api';
 import { approvalSubject } from '../approval-text';
 import { Lightbox } from './lightbox';
 
 /**
- * A gated action waiting for the clerk: the element, the page as it was, and the guard's reason.
- * A approves, D denies (not while typing in a field).
+ * A gated action waiting for the clerk: what will happen (the whole page, scrollable, and on a
+ * final-review page every value about to be submitted beside the case value it came from), and
+ * the guard's reason. A approves, D denies; in the note field, Alt+A and Alt+D.
  */
-export function ApprovalCard({ request, onDecide }: { request: ApprovalRequest; onDecide: (decision: 'approve' | 'deny', note?: string) => Promise<void> }) {
+export function ApprovalCard({
+  request,
+  detail,
+  loadPicture,
+  onDecide,
+}: {
+  request: ApprovalRequest;
+  detail: ApprovalDetail | null;
+  loadPicture: () => Promise<string | null>;
+  onDecide: (decision: 'approve' | 'deny', note?: string) => Promise<void>;
+}) {
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
   const [enlarged, setEnlarged] = useState(false);
-  const shot = request.screenshotBase64 ? `data:image/png;base64,${request.screenshotBase64}` : null;
+  const [fullPage, setFullPage] = useState<string | null>(null);
+  const viewport = request.screenshotBase64 ? `data:image/png;base64,${request.screenshotBase64}` : null;
+  const shot = fullPage ?? viewport;
+  const hasFullPage = !!detail?.fullPage;
+  const load = useRef(loadPicture);
+  load.current = loadPicture;
+
+  useEffect(() => {
+    if (!hasFullPage) return;
+    let gone = false;
+    void load.current().then((png) => {
+      if (!gone && png) setFullPage(`data:image/png;base64,${png}`);
+    });
+    return () => {
+      gone = true;
+    };
+    // One picture per approval: the card is keyed by it.
+  }, [hasFullPage]);
 
   const decide = async (decision: 'approve' | 'deny') => {
     if (busy) return;
@@ -25,8 +54,9 @@ export function ApprovalCard({ request, onDecide }: { request: ApprovalRequest; 
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.repeat || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
-      const key = e.key.toLowerCase();
+      if (e.repeat || e.ctrlKey || e.metaKey) return;
+      // In the note field letters are the note's; Alt+A / Alt+D decide from there (e.code: Alt changes e.key on some layouts).
+      const key = e.altKey ? (e.code === 'KeyA' ? 'a' : e.code === 'KeyD' ? 'd' : '') : isTyping(e.target) ? '' : e.key.toLowerCase();
       if (key === 'a' || key === 'd') {
         e.preventDefault();
         void decide(key === 'a' ? 'approve' : 'deny');
@@ -66,8 +96,9 @@ export function ApprovalCard({ request, onDecide }: { request: ApprovalRequest; 
             <span className="label">Why it asks</span> {request.verdict.reason}
             <span className="rule"> · guard rule “{request.verdict.rule}”</span>
           </p>
+          {detail?.review && <ReviewTable rows={detail.review} />}
           <label className="note">
-            Note for the record (optional)
+            Note for the record (optional) <span className="hint-inline">— Alt+A approves, Alt+D denies from here</span>
             <input value={note} maxLength={500} onChange={(e) => setNote(e.target.value)} placeholder="e.g. checked with the client by phone" />
           </label>
           <div className="buttons">
@@ -78,17 +109,68 @@ export function ApprovalCard({ request, onDecide }: { request: ApprovalRequest; 
               Deny <kbd>D</kbd>
             </button>
           </div>
-          <p className="hint">Denying ends the run; nothing is submitted.</p>
+          <p className="hint">Denying stops the run here; nothing is sent.</p>
         </div>
         {shot && (
-          <button type="button" className="approval-shot" onClick={() => setEnlarged(true)} title="Enlarge the page as it was">
-            <img src={shot} alt="The portal page when approval was asked" />
-            <span>the page now — click to enlarge</span>
-          </button>
+          <figure className="approval-shot">
+            <div className="approval-shot-scroll" tabIndex={0} aria-label={fullPage ? 'The whole page, scroll to see it all' : 'The page now'}>
+              <img src={shot} alt={fullPage ? 'The whole portal page when approval was asked' : 'The portal page when approval was asked'} />
+            </div>
+            <figcaption>
+              {fullPage ? 'The whole page — scroll to see it all' : hasFullPage ? 'The page now (the whole page is loading)' : 'The page now'} ·{' '}
+              <button type="button" className="link-button" onClick={() => setEnlarged(true)}>
+                enlarge
+              </button>
+            </figcaption>
+          </figure>
         )}
       </div>
       {enlarged && shot && <Lightbox src={shot} alt="The portal page when approval was asked" onClose={() => setEnlarged(false)} />}
     </section>
+  );
+}
+
+/** On a final-review page: what the page says it will submit, beside the case value it came from; a mismatch stands out. */
+function ReviewTable({ rows }: { rows: readonly ReviewRow[] }) {
+  const differs = rows.filter((r) => r.match === 'differs').length;
+  const strangers = rows.filter((r) => r.match === 'not_in_case').length;
+  return (
+    <div className="review-values" aria-label="Values about to be submitted">
+      <p className="label">
+        About to be submitted: {rows.length} value{rows.length === 1 ? '' : 's'}
+        {differs > 0 ? <strong className="review-alert"> — {differs} differ from the case</strong> : rows.length > 0 && strangers === 0 ? ' — all match the case' : ''}
+        {strangers > 0 ? ` — ${strangers} not from the case` : ''}
+      </p>
+      <div className="review-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">On the page</th>
+              <th scope="col">Value</th>
+              <th scope="col">Case value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r, i) => (
+              <tr key={i} className={`review-${r.match}`} data-match={r.match}>
+                <th scope="row">{r.label}</th>
+                <td>{r.pageValue}</td>
+                <td>
+                  {r.match === 'not_in_case' ? (
+                    'not in the case'
+                  ) : (
+                    <>
+                      {r.match === 'differs' && <span className="mismatch">differs: </span>}
+                      {r.caseValue} <code>{r.field}</code>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
   );
 }
 

@@ -8,9 +8,13 @@ export function StepActions({ actions, values }: { actions: readonly StepAction[
   if (actions.length === 0) return null;
   return (
     <ul className="actions">
-      {actions.map((a, i) => (
-        <li key={i} className={`action action-${a.outcome.status}`}>
-          <VerdictChip verdict={a.verdict.verdict} rule={a.verdict.rule} />
+      {actions.map((a, i) => {
+        const denied = a.approval?.decision === 'deny';
+        // A planner's give-up ends the run: it is not an allowed action done (green), it is the run stopping.
+        const gaveUp = a.action.type === 'fail';
+        return (
+        <li key={i} className={`action action-${gaveUp ? 'ended' : a.outcome.status}`}>
+          {gaveUp ? <span className="chip small verdict-ended">run ended</span> : <VerdictChip verdict={a.verdict.verdict} rule={a.verdict.rule} />}
           <div className="action-body">
             <span className="action-text">{describeAction(a.action, a.element)}</span>
             <Provenance action={a} values={values} />
@@ -18,14 +22,17 @@ export function StepActions({ actions, values }: { actions: readonly StepAction[
             {a.approval && (
               <span className={`approval approval-${a.approval.decision}`}>
                 {a.approval.decision === 'approve' ? 'approved' : 'denied'} by {a.approval.by}
+                {denied ? ' — not done, nothing sent' : ''}
                 {a.approval.note ? ` — “${a.approval.note}”` : ''}
               </span>
             )}
-            <OutcomeTag status={a.outcome.status} />
-            {a.outcome.message && (a.outcome.status !== 'done' || a.action.type === 'done') && <span className="outcome-message">{a.outcome.message}</span>}
+            {/* A denial is said once, by the approval line above. */}
+            {!denied && !gaveUp && <OutcomeTag status={a.outcome.status} />}
+            {!denied && a.outcome.message && (a.outcome.status !== 'done' || a.action.type === 'done') && <span className="outcome-message">{a.outcome.message}</span>}
           </div>
         </li>
-      ))}
+        );
+      })}
     </ul>
   );
 }

@@ -1,17 +1,16 @@
-import { useEffect, useState } from 'react';
-import type { RunView } from '../../../shared/console-api';
-import type { StepRecord } from '../../../shared/run';
+import { useCallback, useEffect, useState } from 'react';
+import type { ClerkInputEvent, RunView } from '../../../shared/console-api';
 import { caseValues } from '../case-values';
 import { useConsoleState, useModel } from '../console-context';
 import { messageOf } from '../console-model';
 import { go, href } from '../route';
-import { isBotChallenge, isLive } from '../status';
+import { isBotChallenge, isLive, isResumable } from '../status';
 import { ApprovalCard } from '../parts/approval-card';
-import { BotChallengeCard } from '../parts/bot-challenge-card';
 import { InputCard } from '../parts/input-card';
-import { StepScreenshot } from '../parts/screenshot';
+import { LivePortal } from '../parts/live-portal';
 import { StatusHeader } from '../parts/status-header';
 import { StepEntry } from '../parts/step-entry';
+import { TakeOverCard } from '../parts/take-over-card';
 
 /** One run, live: the portal as the agent sees it beside the step log, and whatever the run waits for. */
 export function RunScreen({ runId }: { runId: string }) {
@@ -25,6 +24,19 @@ export function RunScreen({ runId }: { runId: string }) {
     void model.loadSteps(runId);
     if (!model.getSnapshot().runs.has(runId)) model.loadRun(runId).catch((err: unknown) => setProblem(messageOf(err)));
   }, [model, runId]);
+
+  const sendInput = useCallback(
+    (events: ClerkInputEvent[]) => {
+      model.api.takeOverInput({ runId, events }).then(
+        ({ accepted }) => {
+          if (!accepted) setProblem('The portal is no longer yours: the run took it back or ended.');
+        },
+        (err: unknown) => setProblem(messageOf(err)),
+      );
+    },
+    [model, runId],
+  );
+  const loadPicture = useCallback(() => model.api.approvalPicture({ runId }).then((r) => r.pngBase64, () => null), [model, runId]);
 
   if (!view) return <div className="screen">{problem ? <p className="banner banner-failed">{problem}</p> : <p className="empty">Loading run…</p>}</div>;
 
@@ -40,51 +52,85 @@ export function RunScreen({ runId }: { runId: string }) {
     }
   };
   const restart = restarter(view, state.cases, model.api.startRun, setProblem);
+  const live = isLive(view);
+  const takeOver = view.pendingTakeOver;
+  const takenOver = takeOver?.state === 'active';
+  const resume = async () => {
+    setProblem(null);
+    try {
+      await model.api.resumeRun({ runId });
+    } catch (err) {
+      setProblem(messageOf(err));
+    }
+  };
 
   return (
     <div className="screen run-screen">
       <StatusHeader view={view} lastStep={lastStep} />
       {problem && <p className="banner banner-failed">{problem}</p>}
-      {view.pendingApproval && (
-        <ApprovalCard
-          key={`${view.pendingApproval.step}-${JSON.stringify(view.pendingApproval.action ?? view.pendingApproval.request?.url)}`}
-          request={view.pendingApproval}
-          onDecide={(decision, note) => act(() => model.api.decide({ runId, decision, ...(note ? { note } : {}) }))}
-        />
-      )}
-      {view.pendingInput && <InputCard key={`${view.pendingInput.step}-${view.pendingInput.kind}`} request={view.pendingInput} onAnswer={(value) => act(() => model.api.answer({ runId, value }))} />}
-      {isBotChallenge(view) && (
-        <BotChallengeCard
-          what={(view.run.reason ?? '').replace(/^bot_challenge:\s*/, '')}
-          startUrl={state.portals?.find((p) => p.id === view.run.portal)?.startUrl}
-          onHandBack={restart}
-        />
-      )}
       <div className="run-columns">
-        <section className="panel live-panel" aria-label="Live portal">
+        <section className={`panel live-panel${takenOver ? ' live-panel-taken' : ''}`} aria-label="Live portal">
           <h2>
-            {isLive(view) ? (
+            {takenOver ? (
+              <>
+                <span className="live-dot live-dot-clerk" aria-hidden="true" /> The portal — yours now
+              </>
+            ) : live ? (
               <>
                 <span className="live-dot" aria-hidden="true" /> Live portal
               </>
             ) : (
               'Last screen'
             )}
+            {live && !takeOver && !view.pendingApproval && !view.pendingInput && (
+              <button type="button" className="btn btn-secondary btn-small panel-action" onClick={() => void act(() => model.api.takeOver({ runId }))} title="Stop the agent after its current action and work the portal yourself">
+                Take over
+              </button>
+            )}
           </h2>
-          <LivePortal frame={state.frames.get(runId)} lastStep={lastStep} live={isLive(view)} />
+          <LivePortal frame={state.frames.get(runId)} lastStep={lastStep} live={live} takenOver={takenOver} onInput={sendInput} />
           <div className="panel-links">
-            {!isLive(view) && <a href={href({ name: 'replay', runId })}>Replay this run step by step →</a>}
-            {!isLive(view) && view.run.status !== 'done' && restart && !isBotChallenge(view) && (
+            {!live && <a href={href({ name: 'replay', runId })}>Replay this run step by step →</a>}
+            {!live && !isResumable(view) && view.run.status !== 'done' && restart && (
               <button type="button" className="btn btn-secondary" onClick={() => void restart()}>
-                Run this case again
+                {isBotChallenge(view) ? 'Start the case again' : 'Run this case again'}
               </button>
             )}
           </div>
         </section>
+        <div className="run-side">
+        {view.pendingApproval && (
+          <ApprovalCard
+            key={`${view.pendingApproval.step}-${JSON.stringify(view.pendingApproval.action ?? view.pendingApproval.request?.url)}`}
+            request={view.pendingApproval}
+            detail={view.approvalDetail?.step === view.pendingApproval.step ? view.approvalDetail : null}
+            loadPicture={loadPicture}
+            onDecide={(decision, note) => act(() => model.api.decide({ runId, decision, ...(note ? { note } : {}) }))}
+          />
+        )}
+        {view.pendingInput && <InputCard key={`${view.pendingInput.step}-${view.pendingInput.kind}`} request={view.pendingInput} onAnswer={(value) => act(() => model.api.answer({ runId, value }))} />}
+        {takeOver && (
+          <TakeOverCard
+            takeOver={takeOver}
+            onTake={() => act(() => model.api.takeOver({ runId }))}
+            onEnd={(decision, note) => act(() => model.api.handBack({ runId, decision, ...(note ? { note } : {}) }))}
+          />
+        )}
+        {isResumable(view) && (
+          <section className="card card-idle resume-card" aria-label="Resume">
+            <h2>This run stopped before it ended</h2>
+            <p>{view.run.reason ?? 'The run was interrupted.'} Resuming continues the same run: code signs in again, reopens the saved draft, and checks the portal’s applications list before any submit, so nothing is submitted twice.</p>
+            <div className="buttons">
+              <button type="button" className="btn btn-primary" onClick={() => void resume()}>
+                Resume this run
+              </button>
+            </div>
+          </section>
+        )}
         <section className="panel log-panel" aria-label="Step log">
           <h2>Step log {steps ? <span className="count">{steps.length}</span> : null}</h2>
           {!steps || steps.length === 0 ? (
-            <p className="empty">{isLive(view) ? 'Opening the portal…' : 'No steps recorded.'}</p>
+            <p className="empty">{live ? 'No step yet: the run is starting (see above).' : 'No steps recorded.'}</p>
           ) : (
             <ol className="step-log" reversed>
               {[...steps].reverse().map((s) => (
@@ -93,18 +139,13 @@ export function RunScreen({ runId }: { runId: string }) {
             </ol>
           )}
         </section>
+        </div>
       </div>
     </div>
   );
 }
 
-function LivePortal({ frame, lastStep, live }: { frame: string | undefined; lastStep: StepRecord | undefined; live: boolean }) {
-  if (frame) return <img className="live-frame" src={`data:image/jpeg;base64,${frame}`} alt={live ? 'The portal page now' : 'The portal page at the end'} />;
-  if (lastStep) return <StepScreenshot hash={lastStep.screenshotHash} alt="The portal at the last step" size="large" />;
-  return <div className="live-frame live-empty">{live ? 'Waiting for the first picture of the portal…' : 'No picture of this run.'}</div>;
-}
-
-/** Starting the same case again (Hand back after a bot check, or a retry), when its file is still in the cases folder. */
+/** Starting the same case again as a new run, when its file is still in the cases folder. */
 function restarter(
   view: RunView,
   cases: ReturnType<typeof useConsoleState>['cases'],

@@ -1,0 +1,125 @@
+import type { Page } from 'playwright-core';
+import { FieldNames, normaliseLabel } from '../agent/decide/rules/field-names';
+import type { CaseFile } from '../shared/case-file';
+import type { ReviewRow } from '../shared/console-api';
+import type { PortalProfile } from '../shared/portal-profile';
+
+/** Inputs a picture never shows: passwords and one-time codes (as the loop masks them). */
+const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
+/** A full-page picture is cut at this height (a runaway page must not make a picture of megabytes). */
+const MAX_FULL_PAGE_PX = 6000;
+
+/**
+ * What the clerk's approval will do, read from the page when it is asked: a full-page picture
+ * (the card scrolls it), and on a final-review page every value the page says it will submit next
+ * to the case value it came from. Read by the console only; nothing here reaches the model.
+ */
+export interface ApprovalReading {
+  fullPagePng: Buffer | null;
+  review: ReviewRow[] | null;
+}
+
+export async function readApproval(page: Page, profile: PortalProfile, caseFile: CaseFile, clerkValues: Record<string, string>, timeoutMs = 4_000): Promise<ApprovalReading> {
+  const [fullPagePng, review] = await Promise.all([fullPagePicture(page, timeoutMs), reviewRows(page, profile, caseFile, clerkValues, timeoutMs)]);
+  return { fullPagePng, review };
+}
+
+async function fullPagePicture(page: Page, timeout: number): Promise<Buffer | null> {
+  try {
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    const width = page.viewportSize()?.width ?? 1280;
+    const clip = height > MAX_FULL_PAGE_PX ? { x: 0, y: 0, width, height: MAX_FULL_PAGE_PX } : undefined;
+    return await page.screenshot({ type: 'png', fullPage: true, ...(clip ? { clip } : {}), mask: [page.locator(MASKED_INPUTS)], timeout });
+  } catch {
+    // Mid-navigation (a held request) a picture may not come: the card shows the loop's own one.
+    return null;
+  }
+}
+
+interface PageRow {
+  label: string;
+  value: string;
+}
+
+/** The label/value rows of a review page: `<dt>`/`<dd>` pairs and table rows headed by a `<th>`. */
+async function pageRows(page: Page): Promise<{ lines: string[]; rows: PageRow[] }> {
+  return page.evaluate(() => {
+    const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const rows: { label: string; value: string }[] = [];
+    for (const dt of Array.from(document.querySelectorAll('dt'))) {
+      let dd = dt.nextElementSibling;
+      while (dd && dd.tagName !== 'DD' && dd.tagName !== 'DT') dd = dd.nextElementSibling;
+      if (dd && dd.tagName === 'DD') rows.push({ label: text(dt), value: text(dd) });
+    }
+    for (const tr of Array.from(document.querySelectorAll('tr'))) {
+      const th = tr.querySelector(':scope > th');
+      const td = tr.querySelector(':scope > td');
+      if (th && td && tr.closest('thead') === null) rows.push({ label: text(th), value: text(td) });
+    }
+    const lines = [document.title, ...Array.from(document.querySelectorAll('h1, h2')).map((h) => text(h))];
+    return { lines, rows: rows.slice(0, 200) };
+  });
+}
+
+async function reviewRows(page: Page, profile: PortalProfile, caseFile: CaseFile, clerkValues: Record<string, string>, timeout: number): Promise<ReviewRow[] | null> {
+  let read: { lines: string[]; rows: PageRow[] };
+  try {
+    read = await withTimeout(pageRows(page), timeout);
+  } catch {
+    return null;
+  }
+  const lines = read.lines.map((l) => l.toLowerCase());
+  const finalReview = profile.finalReviewPatterns.some((p) => lines.some((l) => l.includes(p.toLowerCase())));
+  if (!finalReview || read.rows.length === 0) return null;
+  return compareWithCase(read.rows, caseFile, clerkValues);
+}
+
+/** Each page row beside the case value it came from (by label, the way the rules planner maps labels to fields). */
+export function compareWithCase(rows: readonly PageRow[], caseFile: Pick<CaseFile, 'fields' | 'aliases' | 'declarations'>, clerkValues: Record<string, string> = {}): ReviewRow[] {
+  const values: Record<string, string | boolean> = { ...caseFile.fields, ...clerkValues };
+  const names = new FieldNames(Object.keys(values), caseFile.aliases ?? {});
+  return rows.map((row) => {
+    const field = names.fieldFor(row.label) ?? names.fieldFor(row.label.replace(/\s*\(.*\)\s*$/, ''));
+    if (field === undefined) {
+      if (/^declaration/i.test(row.label) && (caseFile.declarations ?? []).length > 0) {
+        return { label: row.label, pageValue: row.value, field: 'declarations', caseValue: 'confirmed with the client', match: /^confirmed$/i.test(row.value) ? 'same' : 'differs' };
+      }
+      // No field by that label: a value that equals a case value still says where it came from.
+      const byValue = Object.entries(values).find(([, v]) => typeof v === 'string' && v !== '' && sameValue(v, row.value));
+      if (byValue) return { label: row.label, pageValue: row.value, field: byValue[0], caseValue: String(byValue[1]), match: 'same' };
+      // Left empty, and the case has nothing for it either: nothing is submitted there.
+      if (EMPTY_ON_PAGE.test(row.value.trim())) return { label: row.label, pageValue: row.value, caseValue: 'nothing in the case', match: 'same' };
+      return { label: row.label, pageValue: row.value, match: 'not_in_case' };
+    }
+    const caseValue = values[field]!;
+    return { label: row.label, pageValue: row.value, field, caseValue: shown(caseValue), match: sameValue(caseValue, row.value) ? 'same' : 'differs' };
+  });
+}
+
+const EMPTY_ON_PAGE = /^(|-|—|not provided|none|not given|not applicable|n\/a)$/i;
+
+function shown(value: string | boolean): string {
+  return typeof value === 'boolean' ? (value ? 'Yes' : 'No') : value;
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** The page shows the case value: same text (case and punctuation aside), yes/no for a tick, a date in another common spelling. */
+export function sameValue(caseValue: string | boolean, pageValue: string): boolean {
+  const page = normaliseLabel(pageValue);
+  if (typeof caseValue === 'boolean') return caseValue ? /^(yes|confirmed|true|ticked|selected)$/.test(page) : /^(no|not confirmed|false|not ticked|not selected|not provided)$/.test(page);
+  if (normaliseLabel(caseValue) === page) return true;
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(caseValue);
+  if (date) {
+    const [, y, m, d] = date as unknown as [string, string, string, string];
+    const month = MONTHS[Number(m) - 1] ?? '';
+    const spellings = [`${Number(d)} ${month} ${y}`, `${d} ${month} ${y}`, `${Number(d)} ${month.slice(0, 3)} ${y}`, `${d} ${m} ${y}`, `${y} ${m} ${d}`, `${month} ${Number(d)} ${y}`];
+    return spellings.some((s) => normaliseLabel(s) === page);
+  }
+  return false;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,50 @@
+import type { Page } from 'playwright-core';
+import type { ClerkInputEvent } from '../shared/console-api';
+
+/** Keys whose KeyboardEvent.key name playwright spells otherwise. */
+const KEY_NAMES: Record<string, string> = { ' ': 'Space', Esc: 'Escape', Left: 'ArrowLeft', Right: 'ArrowRight', Up: 'ArrowUp', Down: 'ArrowDown', Del: 'Delete' };
+
+/** Keys that are never sent to the page: they would act on the browser, not on the portal. */
+const BROWSER_KEYS = new Set(['F5', 'F11', 'F12']);
+
+/**
+ * The clerk's input from the browser console's live view, played into the run's own page
+ * through playwright (CDP Input.* underneath): the same context, so the egress lock, the commit
+ * gate, downloads off and the pop-up guard hold for the clerk's clicks as for the agent's.
+ * Coordinates arrive as fractions of the picture; the screencast pictures the viewport.
+ */
+export async function playClerkInput(page: Page, events: readonly ClerkInputEvent[]): Promise<void> {
+  const size = page.viewportSize() ?? (await page.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight })));
+  const at = (e: { x: number; y: number }) => ({ x: Math.round(e.x * size.width), y: Math.round(e.y * size.height) });
+  for (const event of events) {
+    switch (event.type) {
+      case 'mouse': {
+        const { x, y } = at(event);
+        if (event.action === 'move') await page.mouse.move(x, y);
+        else if (event.action === 'down') {
+          await page.mouse.move(x, y);
+          await page.mouse.down({ button: event.button });
+        } else if (event.action === 'up') {
+          await page.mouse.move(x, y);
+          await page.mouse.up({ button: event.button });
+        } else await page.mouse.click(x, y, { button: event.button });
+        break;
+      }
+      case 'wheel': {
+        const { x, y } = at(event);
+        await page.mouse.move(x, y);
+        await page.mouse.wheel(event.deltaX, event.deltaY);
+        break;
+      }
+      case 'key': {
+        if (BROWSER_KEYS.has(event.key)) break;
+        const key = KEY_NAMES[event.key] ?? event.key;
+        await page.keyboard.press([...event.modifiers, key].join('+'));
+        break;
+      }
+      case 'text':
+        await page.keyboard.insertText(event.text);
+        break;
+    }
+  }
+}

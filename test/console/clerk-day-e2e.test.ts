@@ -1,0 +1,193 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../src/agent/browser/chromium';
+import { ConsoleService } from '../../src/console/console-service';
+import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
+import type { Lab } from '../../lab';
+import { LabHandle } from '../../lab/demo/lab-portals';
+import type { RunView } from '../../src/shared/console-api';
+import type { StepRecord } from '../../src/shared/run';
+import { ensureRendererBuilt } from './renderer-build';
+import { CASES_DIR, memoryKey, REPO, tempDir } from './support';
+
+/**
+ * A clerk's day in the browser console, in real Chromium against the portal lab: the approval
+ * shows what will happen (the whole page, the values about to be submitted beside the case),
+ * a denial is a decision, and closing the console leaves a waiting run resumable. Screens are
+ * kept under test-artifacts/console/ at 1280×720 and 1920×1080 for a person to look at.
+ */
+const ARTIFACTS = join(REPO, 'test-artifacts/console');
+const RUN_MS = 300_000;
+
+let labHandle: LabHandle;
+let lab: Lab;
+let dir: string;
+let service: ConsoleService;
+let server: ConsoleServer;
+let browser: Browser;
+let page: Page;
+const pageProblems: string[] = [];
+// One vault key for both lives of the console (the saved login state is sealed with it).
+const vaultKey = memoryKey();
+
+async function openService(): Promise<void> {
+  service = await ConsoleService.open({
+    dbPath: join(dir, 'runs.sqlite'),
+    casesDir: CASES_DIR,
+    vaultDir: join(dir, 'vault'),
+    env: { PORTAL_DESK_HOME: dir, PATH: process.env.PATH },
+    keySource: vaultKey,
+    clerkName: 'test-clerk',
+    demo: labHandle,
+  });
+  server = await startConsoleServer({ service });
+}
+
+async function expectText(locator: Locator, pattern: RegExp | string, timeout = 20_000): Promise<void> {
+  const re = typeof pattern === 'string' ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : pattern;
+  await expect.poll(() => locator.innerText({ timeout: 1000 }).catch(() => ''), { timeout }).toMatch(re);
+}
+
+async function shot(name: string, size: { width: number; height: number } = { width: 1280, height: 720 }): Promise<void> {
+  await page.setViewportSize(size);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-${size.width}x${size.height}.png`) });
+}
+
+async function shots(name: string): Promise<void> {
+  await shot(name, { width: 1920, height: 1080 });
+  await shot(name, { width: 1280, height: 720 });
+}
+
+async function startCase(caseId: string): Promise<string> {
+  await page.locator('nav.topbar').getByRole('link', { name: 'Runs', exact: true }).click();
+  await page.locator(`[data-case="${caseId}"]`).getByRole('button', { name: `Start ${caseId}` }).click();
+  await page.waitForURL(/#\/run\/run-/);
+  await page.locator('.status-header').waitFor();
+  return decodeURIComponent(new URL(page.url()).hash.replace('#/run/', ''));
+}
+
+async function statusOf(runId: string): Promise<RunView> {
+  return (await service.handle('getRun', { runId })) as RunView;
+}
+
+async function diagnose(name: string): Promise<void> {
+  const views = (await service.handle('listRuns', {}).catch(() => [])) as RunView[];
+  console.error(`[clerk-day e2e] ${name} failed; runs:\n${views.map((v) => `  ${v.run.id} ${v.run.caseId} ${v.run.status}: ${v.run.reason ?? ''}`).join('\n')}`);
+  await page.screenshot({ path: join(ARTIFACTS, `failed-${name}.png`) }).catch(() => undefined);
+}
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  labHandle = new LabHandle();
+  lab = await labHandle.get();
+  dir = tempDir();
+  await openService();
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  page = await context.newPage();
+  page.on('pageerror', (err) => pageProblems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageProblems.push(`console error: ${m.text()}`);
+  });
+  await page.goto(server.url);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await service?.close();
+  await labHandle?.stop();
+}, 60_000);
+
+describe('a clerk’s day in the console', { retry: 0 }, () => {
+  it(
+    'shows the whole review page and every value about to be submitted beside its case value, then the clerk denies: a decision, said once',
+    async ({ onTestFailed }) => {
+      onTestFailed(() => diagnose('approval'));
+      const runId = await startCase('shops-renewal-meera-kulkarni');
+      const card = page.getByRole('region', { name: 'Approval needed' });
+      await card.waitFor({ timeout: RUN_MS });
+      await expectText(card.locator('.approval-element'), /Submit application/);
+      // The table of what will be submitted: every row compared with the case, none differing.
+      const table = card.getByLabel('Values about to be submitted');
+      await table.waitFor({ timeout: 30_000 });
+      const rows = table.locator('tbody tr');
+      expect(await rows.count()).toBeGreaterThan(10);
+      const matches = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-match')));
+      expect(matches.filter((m) => m === 'differs')).toEqual([]);
+      expect(matches.filter((m) => m === 'same').length).toBeGreaterThan(10);
+      await expectText(table.locator('tr', { hasText: 'Business name' }).first(), /business_name/);
+      await expectText(card.locator('.review-values .label'), /all match the case/);
+      // The whole page, not the viewport: the picture is taller than it is wide, in a scrolling box.
+      const picture = card.locator('.approval-shot-scroll img');
+      await expect.poll(() => picture.getAttribute('alt'), { timeout: 30_000 }).toMatch(/whole portal page/);
+      const size = await picture.evaluate((img: HTMLImageElement) => ({ w: img.naturalWidth, h: img.naturalHeight }));
+      expect(size.h).toBeGreaterThan(size.w);
+      const scroller = card.locator('.approval-shot-scroll');
+      expect(await scroller.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
+      await shots('approval-review');
+
+      // A/D work with the note focused (Alt+D from there).
+      const note = card.getByRole('textbox');
+      await note.fill('client asked to wait');
+      await note.press('Alt+d');
+      const header = page.locator('.status-header[data-status="failed"]');
+      await header.waitFor({ timeout: 60_000 });
+      await expectText(header.locator('.status-word'), /^Denied — nothing was sent$/);
+      expect(await header.getAttribute('class')).toContain('tone-idle');
+      expect(await page.locator('.banner-failed').count()).toBe(0);
+      const steps = (await service.handle('listSteps', { runId })) as StepRecord[];
+      const denied = steps.flatMap((s) => s.actions).filter((a) => a.approval?.decision === 'deny');
+      expect(denied).toEqual([expect.objectContaining({ approval: expect.objectContaining({ by: 'test-clerk', note: 'client asked to wait' }) })]);
+      const lastEntry = page.locator('.step-log .step').first();
+      expect(((await lastEntry.locator('.actions').innerText()).match(/denied/gi) ?? []).length).toBe(1);
+      await shots('run-denied');
+      expect(lab.submissions({ clientId: 'meera-kulkarni' })).toHaveLength(0);
+    },
+    RUN_MS * 2,
+  );
+
+  it(
+    'closing the console while a run waits for approval leaves it interrupted, nothing decided; the next console resumes it to done',
+    async ({ onTestFailed }) => {
+      onTestFailed(() => diagnose('resume'));
+      const runId = await startCase('shops-renewal-anand-bakery');
+      await page.getByRole('region', { name: 'Approval needed' }).waitFor({ timeout: RUN_MS });
+      // What Ctrl+C does in `portal-desk console`: the server, then the service.
+      await server.close();
+      await service.close();
+      await openService();
+
+      const stopped = await statusOf(runId);
+      expect(stopped.run.status).toBe('interrupted');
+      expect(stopped.run.reason).toMatch(/console closed while the run waited for your approval.*nothing was decided for you/);
+      const steps = (await service.handle('listSteps', { runId })) as StepRecord[];
+      expect(steps.flatMap((s) => s.actions).filter((a) => a.approval)).toEqual([]);
+      expect(lab.submissions({ clientId: 'anand-bakery' })).toHaveLength(0);
+
+      await page.goto(`${server.url}#/run/${encodeURIComponent(runId)}`);
+      const resume = page.getByRole('region', { name: 'Resume' });
+      await resume.waitFor({ timeout: 30_000 });
+      await expectText(page.locator('.status-header .status-word'), 'Interrupted — resumable');
+      await shots('run-interrupted');
+      await resume.getByRole('button', { name: 'Resume this run' }).click();
+      const card = page.getByRole('region', { name: 'Approval needed' });
+      await card.waitFor({ timeout: RUN_MS });
+      expect(new URL(page.url()).hash).toBe(`#/run/${encodeURIComponent(runId)}`);
+      await page.keyboard.press('a');
+      await page.locator('.status-header[data-status="done"]').waitFor({ timeout: RUN_MS });
+      expect((await statusOf(runId)).run.applicationNumber).toMatch(/^SHP-/);
+      expect(lab.submissions({ clientId: 'anand-bakery' })).toHaveLength(1);
+    },
+    RUN_MS * 3,
+  );
+
+  it('raised no page errors and no CSP violations', () => {
+    // While the console was closed, the page's socket could not reconnect: that one is expected.
+    expect(pageProblems.filter((p) => !/WebSocket connection to .* failed: .*ERR_CONNECTION_REFUSED/.test(p))).toEqual([]);
+  });
+});
