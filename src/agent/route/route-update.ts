@@ -27,8 +27,9 @@ const NOT_THE_ROUTE = /^(Denied by|The clerk|bot_challenge)/;
 /**
  * What a finished run does to its route. A run that ended `done` with a verified `done` of its own:
  * the route becomes this run's path, each page kept only when it was verified on the live page
- * (every action of its turn completed, and the next read showed no error); route pages the run
- * followed stay as they were, pages the planner handled are merged in (healed). A run that
+ * (every action of its turn completed and, for a page the planner handled, the next read showed no
+ * error); route pages the run followed stay as they were, pages the planner handled are merged in
+ * (healed). A run that
  * followed the route and failed counts a failure; two in a row retire it.
  */
 export function nextRoute(end: RunEnding): RouteUpdate {
@@ -67,7 +68,8 @@ export function nextRoute(end: RunEnding): RouteUpdate {
     if (!entry.step || !record || record.actions.length === 0) continue;
     const completed = record.actions.every((a) => a.outcome.status === 'done' && a.verdict.verdict !== 'block');
     const after = nextRead(entry.index);
-    if (!completed || (after && after.observation.errors.length > 0)) continue;
+    // A planner's page is kept when the portal took it (the next read shows no error); a route page was verified so when it was learned.
+    if (!completed || (entry.source === 'planner' && after && after.observation.errors.length > 0)) continue;
     if (record.actions.some((a) => a.action.type === 'done')) provedDone = true;
     if (entry.source === 'route') {
       if (entry.routeStep === lastRouteStep) continue; // a step cut at the action cap, read twice
@@ -92,7 +94,7 @@ export function nextRoute(end: RunEnding): RouteUpdate {
     failures: 0,
     steps: kept,
     learnedFrom: end.runId,
-    healedSteps: healed,
+    healedSteps: previous && previous.status === 'active' && followed ? healed : 0,
     createdAt: previous?.createdAt ?? end.now,
     updatedAt: end.now,
   };
