@@ -48,6 +48,8 @@ export const PAGE_ERROR_TYPES: Readonly<Record<string, string>> = {
 
 const METHOD_AND_URL = /\b(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|UPGRADE)\s+(?:a\s+)?(?:request\s+to\s+|connection\s+to\s+|redirect\s+to\s+)?(\S+?)[,:;)]?(?:\s|$)/;
 
+const HOST_ONLY = /\b(?:request|connection(?: upgrade)?) to ([A-Za-z0-9.-]+(?::\d+)?)(?=[\s:,;)]|$)/;
+
 export function isRequestEvent(e: StepEvent): boolean {
   return Object.hasOwn(REQUEST_TYPES, e.type);
 }
@@ -65,7 +67,9 @@ export function requestLine(e: StepEvent): RequestLine | null {
   }
   // Steps recorded before requests carried data: the guard's line names the method and address.
   const m = METHOD_AND_URL.exec(e.message);
-  return { at: e.at, outcome: kind.outcome, by: kind.by, method: m?.[1] ?? null, url: m?.[2] ?? null, rule: kind.rule, message: e.message, type: e.type };
+  // The egress lock's own line names the kind of request and its host: "Stopped a script request to tracker.example: …".
+  const host = m ? null : HOST_ONLY.exec(e.message);
+  return { at: e.at, outcome: kind.outcome, by: kind.by, method: m?.[1] ?? null, url: m?.[2] ?? host?.[1] ?? null, rule: kind.rule, message: e.message, type: e.type };
 }
 
 /** The requests pane of a step: what went and what was stopped, noise counted apart. */
