@@ -15,11 +15,50 @@ export const Provenance = z.object({
 });
 export type Provenance = z.infer<typeof Provenance>;
 
+/** The guard's rules, one a file in `src/agent/guard/rules` (each `GuardRule.id`). */
+export const GuardRuleName = z.enum(['read-only', 'unknown-ref', 'hosts', 'off-host-link', 'off-host-frame', 'provenance', 'clear', 'upload', 'risky-control', 'declaration', 'final-review']);
+export type GuardRuleName = z.infer<typeof GuardRuleName>;
+
+/** Why the commit gate holds a request for the clerk (`src/agent/guard/request-class.ts`). */
+export const CommitRuleName = z.enum(['submit-path', 'risky-address', 'final-review-post', 'undeclared-post']);
+export type CommitRuleName = z.infer<typeof CommitRuleName>;
+
+/**
+ * Every rule a verdict can name: the guard's rules; what `guard.ts` itself answers (`schema` for a
+ * malformed action, `ask`/`done`/`fail`/`keys` for actions no rule objects to, `guard` otherwise);
+ * the loop's `not-reached` (an action after one that did not complete) and `schema` (a malformed
+ * action from the planner); the commit gate's rule for a request it holds (`commit-gate:<rule>`).
+ * `proof` and `end` were the loop's names for `done` and `fail` before the guard wrote every
+ * verdict: older runs in a store carry them, new runs never do.
+ */
+export const VerdictRule = z.enum([
+  ...GuardRuleName.options,
+  'schema',
+  'ask',
+  'done',
+  'fail',
+  'keys',
+  'guard',
+  'not-reached',
+  'commit-gate:submit-path',
+  'commit-gate:risky-address',
+  'commit-gate:final-review-post',
+  'commit-gate:undeclared-post',
+  'proof',
+  'end',
+]);
+export type VerdictRule = z.infer<typeof VerdictRule>;
+
+/** The verdict rule that names a request the commit gate holds. */
+export function commitGateRule(rule: CommitRuleName): VerdictRule {
+  return `commit-gate:${rule}`;
+}
+
 /** The guard's answer for one action, with the rule that decided it. */
 export const Verdict = z.object({
   verdict: VerdictKind,
   /** The rule that decided (e.g. "hosts", "provenance", "risky-control", "final-review"). */
-  rule: z.string(),
+  rule: VerdictRule,
   reason: z.string(),
   provenance: Provenance.optional(),
 });

@@ -29,7 +29,7 @@ function adversary(options: ConstructorParameters<typeof AdversaryPlanner>[0] = 
 }
 
 function outcome(action: Action, status: StepAction['outcome']['status']): StepAction {
-  return { action, verdict: { verdict: status === 'blocked' ? 'block' : 'allow', rule: 'test', reason: 'test' }, outcome: { status, ms: 0 } };
+  return { action, verdict: { verdict: status === 'blocked' ? 'block' : 'allow', rule: 'guard', reason: 'test' }, outcome: { status, ms: 0 } };
 }
 
 const dashboard = () => {

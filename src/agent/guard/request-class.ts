@@ -1,4 +1,5 @@
 import type { PortalProfile } from '../../shared/portal-profile';
+import type { CommitRuleName } from '../../shared/verdict';
 import { foldForMatching, riskyWordIn } from './rules/risky-words';
 
 /**
@@ -14,10 +15,8 @@ import { foldForMatching, riskyWordIn } from './rules/risky-words';
  */
 export type RequestClass =
   | { kind: 'free' }
-  | { kind: 'commit'; rule: CommitRule; reason: string; submission: boolean }
+  | { kind: 'commit'; rule: CommitRuleName; reason: string; submission: boolean }
   | { kind: 'forbidden'; rule: 'forbidden-path' | 'outside-allowed-paths'; reason: string };
-
-export type CommitRule = 'submit-path' | 'risky-address' | 'final-review-post' | 'undeclared-post';
 
 export interface RequestFacts {
   method: string;

@@ -146,7 +146,7 @@ describe('formFillingModel', () => {
     let finished: Action | undefined;
     for (let step = 0; step < 10 && !finished; step += 1) {
       const { turn } = await planner.decide(input(step, portal.read(), previous));
-      previous = turn.actions.map((action) => ({ action, verdict: { verdict: 'allow', rule: 'test', reason: 'test' }, outcome: { status: portal.run(action), ms: 1 } }));
+      previous = turn.actions.map((action) => ({ action, verdict: { verdict: 'allow', rule: 'guard', reason: 'test' }, outcome: { status: portal.run(action), ms: 1 } }));
       finished = turn.actions.find((action) => action.type === 'done' || action.type === 'fail');
     }
     expect(finished).toEqual({ type: 'done', proof: 'Application number SHP-2026-00417 shown on the confirmation page' });

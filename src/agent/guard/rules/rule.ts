@@ -1,5 +1,5 @@
 import type { Action } from '../../../shared/action';
-import type { Provenance, Verdict } from '../../../shared/verdict';
+import type { GuardRuleName, Provenance, Verdict, VerdictRule } from '../../../shared/verdict';
 import type { GuardContext } from '../guard-context';
 
 /**
@@ -9,18 +9,18 @@ import type { GuardContext } from '../guard-context';
  */
 export interface GuardRule {
   /** Names the rule in verdicts, logs and the audit trail, e.g. "hosts". */
-  readonly id: string;
+  readonly id: GuardRuleName;
   check(action: Action, ctx: GuardContext): Verdict | undefined;
 }
 
-export function allow(rule: string, reason: string, provenance?: Provenance): Verdict {
+export function allow(rule: VerdictRule, reason: string, provenance?: Provenance): Verdict {
   return provenance ? { verdict: 'allow', rule, reason, provenance } : { verdict: 'allow', rule, reason };
 }
 
-export function needsApproval(rule: string, reason: string): Verdict {
+export function needsApproval(rule: VerdictRule, reason: string): Verdict {
   return { verdict: 'needs_approval', rule, reason };
 }
 
-export function block(rule: string, reason: string): Verdict {
+export function block(rule: VerdictRule, reason: string): Verdict {
   return { verdict: 'block', rule, reason };
 }

@@ -1,0 +1,42 @@
+import type { Observation } from '../../shared/observation';
+import type { PortalProfile } from '../../shared/portal-profile';
+import type { PageRead } from '../observe/page-read';
+import { findApplicationNumber } from '../portal/page-kind';
+import { firstUnseen } from '../portal/proof';
+import type { RunContext } from './run-context';
+
+export type DoneProof = { ok: true; applicationNumber: string } | { ok: false; reason: string };
+
+/**
+ * Proof of `done` on this page: a confirmation page (the profile's words) with an application
+ * number, both visibly on the page, reached after this run sent an approved submission, and a
+ * number the portal had not shown before that submission. Found, it goes in the progress record.
+ */
+export async function proofOnPage(read: PageRead, run: RunContext): Promise<DoneProof> {
+  const { profile, gate, page } = run.o;
+  const number = findApplicationNumber(read.observation, profile);
+  if (!number) return { ok: false, reason: 'this page is not a confirmation page with an application number' };
+  if (gate.submissionsSent === 0) {
+    return { ok: false, reason: `the page shows ${number}, but this run has sent no approved submission, so it proves nothing` };
+  }
+  if (run.state.numbersBeforeSubmission.has(number)) {
+    return { ok: false, reason: `${number} was on the portal's pages before this run's submission, so it is not this submission's number` };
+  }
+  const unseen = await firstUnseen(page, [number, profile.confirmation.pageContains]);
+  if (unseen !== null) return { ok: false, reason: `“${unseen}” is not visibly on the page (hidden text is no proof)` };
+  await run.progress.applicationNumber(number);
+  return { ok: true, applicationNumber: number };
+}
+
+/** Every match of the profile's application-number pattern on the page (its text and headings). */
+export function applicationNumbersIn(observation: Observation, profile: PortalProfile): string[] {
+  const pattern = new RegExp(profile.confirmation.applicationNumberPattern, 'g');
+  const found: string[] = [];
+  for (const text of [observation.title, ...observation.headings, observation.text]) {
+    for (const match of text.matchAll(pattern)) {
+      found.push(match[1] ?? match[0]);
+      if (found.length >= 50) return found;
+    }
+  }
+  return found;
+}

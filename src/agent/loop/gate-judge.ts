@@ -1,0 +1,81 @@
+import { heldRequestLine, type ApprovalDecision, type CarriedValueOrigin, type HeldRequest } from '../../shared/clerk';
+import { commitGateRule } from '../../shared/verdict';
+import type { GateRecord } from '../guard/commit-gate';
+import type { RunContext } from './run-context';
+import type { RunState } from './run-state';
+
+/**
+ * The loop's side of the commit gate: the clerk approves or denies each request it holds, the
+ * case tells where a value it carries came from, and a submission waits for the double-submit
+ * check. Every request it judged goes in the step log; a denial is kept in the run state, and
+ * the run ends with it once the action that caused it is recorded.
+ */
+export function judgeGate(run: RunContext): void {
+  const gate = run.o.gate;
+  gate.setJudge({
+    approve: (held, step) => approveRequest(run, held, step),
+    origin: (value) => originOf(run, value),
+    beforeSubmission: () => beforeSubmission(run),
+  });
+  gate.onRecord((record) => onRecord(run, record));
+}
+
+/** The clerk's denial of a request the gate held, once (the run ends with it as the reason). */
+export function takeDenial(state: RunState): string | undefined {
+  const reason = state.denial;
+  state.denial = undefined;
+  return reason;
+}
+
+function onRecord(run: RunContext, record: GateRecord): void {
+  run.note(record.type, record.detail);
+  if (record.type === 'commit_denied' && !run.state.denial) {
+    run.state.denial = `Denied by ${record.decision?.by ?? 'the clerk'}: ${heldRequestLine(record)} was not sent`;
+  }
+}
+
+async function approveRequest(run: RunContext, held: HeldRequest, step: number | null): Promise<ApprovalDecision> {
+  const redacted = run.secrets.redact(held);
+  await run.setStatus('awaiting_approval', `Waiting for approval: send ${heldRequestLine(redacted)} (${redacted.reason})`);
+  try {
+    const decision = await run.o.approvals.request({
+      runId: run.o.runId,
+      step: step ?? run.state.step,
+      request: redacted,
+      verdict: { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
+      // While the request is held the page may be mid-navigation, where a picture can hang: a short try, else the last one.
+      screenshotBase64: Buffer.from((await run.screenshot(2_000)) ?? run.state.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
+    });
+    if (decision.decision === 'approve') run.state.approvalsGiven += 1;
+    return decision;
+  } finally {
+    await run.setStatus('running');
+  }
+}
+
+/** Where a value a held request carries came from. */
+function originOf(run: RunContext, value: string): { origin: CarriedValueOrigin; field?: string } {
+  if (value === '') return { origin: 'not_from_case' };
+  for (const [field, v] of Object.entries(run.o.caseFile.fields)) {
+    if (v !== null && v !== undefined && String(v) === value) return { origin: 'case', field };
+  }
+  for (const [field, v] of Object.entries(run.state.clerkValues)) if (v === value) return { origin: 'clerk', field };
+  return { origin: 'not_from_case' };
+}
+
+/**
+ * Right before an approved submission leaves, whatever sent it: never a second one before the
+ * applications list was checked, and the progress record says a submission was attempted first.
+ */
+async function beforeSubmission(run: RunContext): Promise<{ send: true } | { send: false; reason: string }> {
+  const state = run.state;
+  if (state.submissionCleared) {
+    state.submissionCleared = false;
+    return { send: true };
+  }
+  if (run.progress.mayHaveSubmitted) {
+    return { send: false, reason: 'a submission of this case may already have gone through, and nothing is submitted again before the applications list is checked' };
+  }
+  await run.progress.submitAttempted();
+  return { send: true };
+}

@@ -1,0 +1,29 @@
+import { backToStartHandler } from './back-to-start';
+import { botCheckHandler } from './bot-check';
+import { draftCheckpointHandler } from './draft-checkpoint';
+import { earlierSubmissionHandler } from './earlier-submission';
+import { interruptionHandler } from './interruption';
+import { loginStateHandler } from './login-state';
+import { oneTimeCodeHandler } from './one-time-code';
+import type { PortalHandler } from './portal-handler';
+import { receiptHandler } from './receipt';
+import { signInHandler } from './sign-in';
+
+export type { PortalHandler, PortalTurn } from './portal-handler';
+
+/**
+ * The portal realities code handles before the model is asked, in the order they look at each
+ * read. The first handler that does not pass decides the step; when all pass, the planner is asked.
+ * Adding one: a file beside these exporting a `PortalHandler`, and its line here.
+ */
+export const PORTAL_HANDLERS: readonly PortalHandler[] = [
+  botCheckHandler,
+  interruptionHandler,
+  signInHandler,
+  oneTimeCodeHandler,
+  loginStateHandler,
+  backToStartHandler,
+  receiptHandler,
+  earlierSubmissionHandler,
+  draftCheckpointHandler,
+];

@@ -1,0 +1,35 @@
+import { hasRef } from '../../../shared/action';
+import { describeAction } from '../../../shared/describe-action';
+import type { Outcome } from '../../../shared/outcome';
+import { executeAction } from '../../act/executor';
+import { resolveValue } from '../../guard/guard';
+import { takeDenial } from '../gate-judge';
+import { failed, type ActionOutcome } from '../outcomes';
+import type { RunContext } from '../run-context';
+import { ended, ran, type PendingAction } from './pending-action';
+
+/**
+ * The act: the executor runs the action through the commit gate (attributed to it, pre-approved
+ * when the clerk approved it), with the value from the case through the guard. A request of it
+ * the clerk denied at the gate ends the run.
+ */
+export async function act(p: PendingAction, run: RunContext): Promise<ActionOutcome> {
+  const { action, read, element } = p;
+  const { gate, page } = run.o;
+  const state = run.state;
+  const value = action.type === 'fill' || action.type === 'select' ? resolveValue(action, run.guardContext(read)) : undefined;
+  const control = hasRef(action) ? read.control(action.ref) : undefined;
+  let outcome: Outcome;
+  try {
+    outcome = await gate.during(
+      { step: state.step, description: describeAction(action, element), approved: p.approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined },
+      () => executeAction(page, read, action, value, p.moreTypingFollows ? { settle: { moreTypingFollows: true } } : {}),
+    );
+  } finally {
+    state.submissionCleared = false;
+  }
+  const denial = takeDenial(state);
+  if (denial) return ended(p, { status: 'denied', message: denial }, failed(denial));
+  if (outcome.status === 'done' && action.type === 'click') await run.progress.clicked(control, read.observation);
+  return ran(p, outcome);
+}

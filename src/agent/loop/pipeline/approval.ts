@@ -1,0 +1,31 @@
+import { describeAction } from '../../../shared/describe-action';
+import { failed } from '../outcomes';
+import { ended, next, type ActionStage } from './pending-action';
+
+/** An action the guard says `needs_approval` waits for the clerk; a denial ends the run. */
+export const approvalStage: ActionStage = {
+  id: 'approval',
+  async run(p, run) {
+    if (p.verdict.verdict !== 'needs_approval') return next(p);
+    const { action, element, verdict } = p;
+    const { approvals, runId } = run.o;
+    const state = run.state;
+    await run.setStatus('awaiting_approval', `Waiting for approval: ${describeAction(action, element)} (${verdict.reason})`);
+    const decision = await approvals.request({
+      runId,
+      step: state.step,
+      action,
+      element,
+      verdict,
+      ...(state.turnReasoning ? { reasoning: run.secrets.redact(state.turnReasoning) } : {}),
+      screenshotBase64: Buffer.from((await run.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
+    });
+    const approved = { ...p, approval: { decision: decision.decision, by: decision.by, at: run.now().toISOString(), note: decision.note } };
+    if (decision.decision === 'deny') {
+      return ended(approved, { status: 'denied', message: `denied by ${decision.by}` }, failed(`Denied by ${decision.by}: ${describeAction(action, element)}`));
+    }
+    state.approvalsGiven += 1;
+    await run.setStatus('running');
+    return next(approved);
+  },
+};
