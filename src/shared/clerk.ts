@@ -72,6 +72,41 @@ export type InputRequest = z.infer<typeof InputRequest>;
 
 export const SECRET_INPUT_KINDS: readonly InputKind[] = ['otp', 'security_answer'];
 
+/**
+ * The clerk works the portal by hand in the run's own guarded session (the same context: egress
+ * lock, downloads off, forbidden paths refused), then hands it back and the same run goes on from
+ * a fresh read of the page. `bot_check`: the portal wants a human (the agent never solves one);
+ * `clerk`: the clerk asked to take over.
+ */
+export const TakeOverRequest = z.object({
+  runId: z.string(),
+  step: z.number().int().nonnegative(),
+  reason: z.enum(['bot_check', 'clerk']),
+  /** What the page shows, for the card: `a CAPTCHA frame (www.google.example)`. */
+  detail: z.string(),
+});
+export type TakeOverRequest = z.infer<typeof TakeOverRequest>;
+
+/** How a take-over ended: handed back (the run goes on), or declined (a bot check then ends the run `blocked`). */
+export const TakeOverEnd = z.object({
+  handedBack: z.boolean(),
+  by: z.string().min(1),
+  note: z.string().optional(),
+  /** When the clerk took the portal, if they did (ISO time). */
+  takenAt: z.string().optional(),
+});
+export type TakeOverEnd = z.infer<typeof TakeOverEnd>;
+
+/** The clerk's side of a take-over. */
+export interface TakeOverDesk {
+  /** Parks the run until the clerk hands the portal back or declines. */
+  takeOver(req: TakeOverRequest): Promise<TakeOverEnd>;
+  /** The clerk asked to take this run over: the loop hands the portal over before its next read. */
+  wantsTakeOver(runId: string): boolean;
+  /** Who works the run's portal by hand right now, or null (nobody has taken it yet). */
+  holder(runId: string): string | null;
+}
+
 /** The clerk's side of a run: the engine asks through these ports, the shell answers. */
 export interface ApprovalGate {
   request(req: ApprovalRequest): Promise<ApprovalDecision>;

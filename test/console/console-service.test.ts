@@ -126,12 +126,47 @@ describe('ClerkDesk', () => {
     expect(changed).toEqual(['run-a', 'run-b', 'run-b', 'run-a']);
   });
 
-  it('denies and declines whatever is parked when the console closes', async () => {
+  it('answers nothing on the clerk’s behalf when the console closes: the parked runs are handed to the service to record as interrupted', async () => {
     const desk = new ClerkDesk('clerk:test', () => undefined);
-    const a = desk.request(request('run-a'));
-    const b = desk.ask({ runId: 'run-b', step: 1, kind: 'missing_value', question: 'PAN?', field: 'owner_pan' });
-    desk.releaseAll('console:closed');
-    await expect(a).resolves.toMatchObject({ decision: 'deny', by: 'console:closed' });
-    await expect(b).resolves.toBeNull();
+    const answered: unknown[] = [];
+    const failed: string[] = [];
+    const a = desk.request(request('run-a')).then((d) => answered.push(d), (err: Error) => failed.push(err.name));
+    const b = desk.ask({ runId: 'run-b', step: 1, kind: 'missing_value', question: 'PAN?', field: 'owner_pan' }).then((v) => answered.push(v), (err: Error) => failed.push(err.name));
+    expect(desk.abandonAll().sort()).toEqual(['run-a', 'run-b']);
+    await Promise.all([a, b]);
+    expect(answered).toEqual([]);
+    expect(failed).toEqual(['ConsoleClosedError', 'ConsoleClosedError']);
+    expect(desk.pendingApproval('run-a')).toBeNull();
+    expect(desk.decide('run-a', 'deny')).toBe(false);
+  });
+
+  it('parks a bot check until the clerk takes the portal and hands it back; a declined one says so', async () => {
+    const desk = new ClerkDesk('clerk:test', () => undefined);
+    const bot = desk.takeOver({ runId: 'run-a', step: 4, reason: 'bot_check', detail: 'a CAPTCHA frame (www.google.example)' });
+    expect(desk.pendingTakeOver('run-a')).toMatchObject({ state: 'offered', step: 4 });
+    expect(desk.isTakenOver('run-a')).toBe(false);
+    expect(desk.startTakeOver('run-a', null)).toBe(true);
+    expect(desk.isTakenOver('run-a')).toBe(true);
+    expect(desk.handBack('run-a', 'hand_back', 'ticked the box')).toBe(true);
+    await expect(bot).resolves.toMatchObject({ handedBack: true, by: 'clerk:test', note: 'ticked the box', takenAt: expect.any(String) });
+    expect(desk.handBack('run-a', 'hand_back')).toBe(false);
+
+    const declined = desk.takeOver({ runId: 'run-b', step: 2, reason: 'bot_check', detail: 'a bot check' });
+    expect(desk.handBack('run-b', 'decline')).toBe(true);
+    await expect(declined).resolves.toMatchObject({ handedBack: false, by: 'clerk:test' });
+  });
+
+  it('hands a live run’s portal to the clerk at its next read when asked, and only a live one', async () => {
+    const desk = new ClerkDesk('clerk:test', () => undefined);
+    expect(desk.startTakeOver('run-gone', null)).toBe(false);
+    expect(desk.startTakeOver('run-a', { step: 6 })).toBe(true);
+    expect(desk.wantsTakeOver('run-a')).toBe(true);
+    expect(desk.pendingTakeOver('run-a')).toMatchObject({ state: 'asked', step: 6, reason: 'clerk' });
+    expect(desk.isTakenOver('run-a')).toBe(false);
+    const taken = desk.takeOver({ runId: 'run-a', step: 7, reason: 'clerk', detail: 'asked' });
+    expect(desk.wantsTakeOver('run-a')).toBe(false);
+    expect(desk.isTakenOver('run-a')).toBe(true);
+    desk.release('run-a');
+    await expect(taken).resolves.toMatchObject({ handedBack: false, by: 'console' });
   });
 });
