@@ -108,6 +108,14 @@ export default tseslint.config(
     plugins: { layers: { rules: { imports: layerImports } } },
     rules: { 'layers/imports': 'error' },
   },
+  {
+    // Page code runs inside portal pages (src/page, built to a string by scripts/build-page-code.mjs):
+    // the layer row lets it import only its own files; here, no Node global either.
+    files: ['src/page/**'],
+    rules: {
+      'no-restricted-globals': ['error', ...['process', 'require', 'module', 'Buffer', 'global', '__dirname', '__filename', 'setImmediate'].map((name) => ({ name, message: 'Page code runs in the page: no Node globals.' }))],
+    },
+  },
   { files: ['scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   { files: ['bin/**/*.js'], languageOptions: { globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly', console: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -1,0 +1,76 @@
+/** What the page code reads from one frame (types only: the observer parses the result with zod). */
+
+export interface DomControl {
+  role: string;
+  tag: string;
+  /** Lower-case `type` of an input. */
+  type?: string;
+  /** Current value; never read for password inputs. */
+  value?: string;
+  checked?: boolean | 'mixed';
+  /** Flags are present only when true (a smaller result to carry out of the page). */
+  required?: true;
+  invalid?: true;
+  readonly?: true;
+  gated?: true;
+  /** Raw href attribute of a link (resolved in Node against `baseUrl`). */
+  href?: string;
+  /** Raw action of a submit button's form (formaction or form action); '' = the document's own URL. */
+  action?: string;
+  /** Option labels of a <select>. */
+  options?: string[];
+  selected?: string[];
+  /** Has a <label>, aria-label or aria-labelledby (a real name, not placeholder or title). */
+  labelled?: true;
+  placeholder?: string;
+  title?: string;
+  /** Label-like text from visual context (row text, column header, icon alt) for unlabelled controls. */
+  inferred?: string;
+  /** `name` attribute of a radio input (its group). */
+  radioName?: string;
+}
+
+export interface DomClickable {
+  /** Its visible text, or aria-label / title / icon alt when it has none. */
+  text: string;
+  gated?: true;
+}
+
+export interface DomError {
+  message: string;
+  /** Index in `controls` of the field the error is about, or -1. */
+  control: number;
+  /** Label text of the field when it is not among `controls`. */
+  label?: string;
+  /** Legend / radiogroup name of the field's group. */
+  group?: string;
+}
+
+export interface DomStep {
+  current?: string;
+  index?: number;
+  count?: number;
+  valueText?: string;
+}
+
+export interface DomFacts {
+  url: string;
+  /** The document's base URL, for resolving raw hrefs and actions. */
+  baseUrl: string;
+  title: string;
+  /** Controls and iframes (role "iframe"), in snapshot order. */
+  controls: DomControl[];
+  clickables: DomClickable[];
+  /** Error summary / role=alert items. */
+  alerts: DomError[];
+  /** Fields marked aria-invalid, with their error text. */
+  invalid: DomError[];
+  passwordFields: number;
+  anyGated: boolean;
+  step: DomStep;
+}
+
+export interface DomFactsOptions {
+  /** The aria roles the observer lists as controls (aria-tree's CONTROL_ROLES). */
+  controlRoles: string[];
+}
