@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -228,11 +228,18 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     await page.keyboard.press('End');
     await expectText(page.locator('.step-detail'), /proof: SHP-/);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export HTML report' }).click()]);
-    const path = await download.path();
+    // The console's process writes the report owner-only and says where; nothing is downloaded.
+    let downloads = 0;
+    page.on('download', () => (downloads += 1));
+    await page.getByRole('button', { name: 'Export HTML report' }).click();
+    const saved = page.getByRole('status', { name: 'Report saved' });
+    await expectText(saved, /^Saved to \/.+\.html \(\d+ KB, readable by you only\)$/);
+    const path = /^Saved to (\/.+\.html) \(/.exec(await saved.innerText())![1]!;
+    expect(path).toBe(join(storeDir, 'reports', `${runIds.anand}.html`));
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(downloads).toBe(0);
     const html = readFileSync(path, 'utf8');
     const run = (await statusOf(runIds.anand)).run;
-    expect(download.suggestedFilename()).toMatch(/\.html$/);
     expect(html).toContain(run.applicationNumber!);
     expect(html).toContain('<meta http-equiv="Content-Security-Policy"');
   }, 120_000);

@@ -86,17 +86,11 @@ function Replay({ runId }: { runId: string }) {
 
   const exportHtml = async () => {
     setProblem(null);
+    setExported(null);
     try {
-      const { html, fileName } = await model.api.exportRun({ runId });
-      const url = URL.createObjectURL(new Blob([html], { type: 'text/html' }));
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = fileName;
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setExported(`${fileName} (${Math.round(html.length / 1024)} KB)`);
+      // The console service writes the file owner-only (0600) and says where: no browser download, which would be world-readable.
+      const { savedTo, bytes } = await model.api.exportRun({ runId });
+      setExported(`${savedTo} (${Math.max(1, Math.round(bytes / 1024))} KB, readable by you only)`);
     } catch (err) {
       setProblem(messageOf(err));
     }
@@ -121,7 +115,11 @@ function Replay({ runId }: { runId: string }) {
           <button type="button" className="btn btn-secondary" onClick={() => void exportHtml()}>
             Export HTML report
           </button>
-          {exported && <span className="sub">Downloaded {exported}</span>}
+          {exported && (
+            <span className="sub export-saved" role="status" aria-label="Report saved">
+              Saved to {exported}
+            </span>
+          )}
         </div>
       </header>
       {problem && <p className="banner banner-failed">{problem}</p>}
