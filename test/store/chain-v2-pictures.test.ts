@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sha256Hex } from '../../src/base/canonical-json';
 import type { StepRecord } from '../../src/shared/run';
 import { eventChainJson, eventHash, verifyExport, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
@@ -16,6 +16,17 @@ import { buildStep, newRun, png } from './fixtures';
 const RUN = 'run-2026-03-02-p1';
 const RECEIPT = sha256Hex('the acknowledgement page');
 
+/** Step 1's requests pane and page errors: a request the commit gate refused (with its rule) and a script error. */
+const STEP1_EVENTS = [
+  {
+    type: 'request_forbidden',
+    message: 'Refused POST https://shops.lab.portal-desk.test/admin/delete: a forbidden path',
+    at: '2026-03-02T09:15:10.000Z',
+    request: { method: 'POST', url: 'https://shops.lab.portal-desk.test/admin/delete', outcome: 'refused' as const, rule: 'commit-gate:forbidden-path' },
+  },
+  { type: 'page_error', message: 'TypeError: postcodeLookup is not a function', at: '2026-03-02T09:15:11.000Z' },
+];
+
 const afterPng = (i: number) => png(100 + i);
 const fullPagePng = (i: number) => png(200 + i, 48);
 
@@ -26,7 +37,7 @@ async function finishedRun(kind: Backend): Promise<{ path: StoreTarget; store: S
   await store.createRun(newRun({ id: RUN, reason: 'Starting' }));
   const steps: StepRecord[] = [];
   for (let i = 0; i < 4; i++) {
-    const events = i === 3 ? [{ type: 'receipt', message: `Acknowledgement of SR-2026-118842: confirmation page, sha256 ${RECEIPT}, 24 bytes`, at: '2026-03-02T09:15:30.000Z' }] : undefined;
+    const events = i === 3 ? [{ type: 'receipt', message: `Acknowledgement of SR-2026-118842: confirmation page, sha256 ${RECEIPT}, 24 bytes`, at: '2026-03-02T09:15:30.000Z' }] : i === 1 ? STEP1_EVENTS : undefined;
     const { step, png: shot } = buildStep(RUN, i, { approval: i === 2 ? { decision: 'approve', by: 'Anna Byrne' } : undefined, events });
     step.afterScreenshotHash = sha256Hex(afterPng(i));
     if (i === 2) step.fullPageHash = sha256Hex(fullPagePng(i));
@@ -94,6 +105,8 @@ eachStore('after and full-page pictures in the store', (kind) => {
     ['a full-page picture (set to NULL, no purge)', (s) => ['UPDATE screenshots SET png = NULL WHERE sha256 = ?', s[2]!.fullPageHash], /^screenshots\./, /full-page picture .* no purge record/],
     ["a step's after-picture column", (s) => ['UPDATE steps SET after_hash = ? WHERE run_id = ? AND idx = 1', s[0]!.afterScreenshotHash, RUN], /^steps\[1\]\.afterScreenshotHash$/, /after picture column disagrees/],
     ["a step's full-page column (cleared)", () => ['UPDATE steps SET full_page_hash = NULL WHERE run_id = ? AND idx = 2', RUN], /^steps\[2\]\.fullPageHash$/, /full-page picture column disagrees/],
+    ['a request the step recorded as refused (made "sent")', () => ["UPDATE steps SET json = replace(json, '\"outcome\":\"refused\"', '\"outcome\":\"sent\"') WHERE run_id = ? AND idx = 1", RUN], /^steps\[1\]$/, /does not match its chain hash/],
+    ['a page error the step recorded', () => ["UPDATE steps SET json = replace(json, 'postcodeLookup is not a function', 'all fine') WHERE run_id = ? AND idx = 1", RUN], /^steps\[1\]$/, /does not match its chain hash/],
     ["the after picture named in a step's JSON", (s) => ['UPDATE steps SET json = replace(json, ?, ?) WHERE run_id = ? AND idx = 1', s[1]!.afterScreenshotHash, s[0]!.afterScreenshotHash, RUN], /^steps\[1\]$/, /does not match its chain hash/],
   ];
   for (const [what, sql, field, problem] of edits) {
@@ -143,6 +156,8 @@ eachStore('after and full-page pictures in exports', (kind) => {
     ["an after picture's bytes", (e, s) => (e.screenshots[s[0]!.afterScreenshotHash!] = afterPng(5).toString('base64')), /^screenshots\./, /step 0: its after picture bytes/],
     ['a full-page picture (removed)', (e, s) => delete e.screenshots[s[2]!.fullPageHash!], /^screenshots\./, /step 2: its full-page picture .* is missing/],
     ['a full-page picture (set to null, no purge)', (e, s) => (e.screenshots[s[2]!.fullPageHash!] = null), /^screenshots\./, /full-page picture .* no purge record/],
+    ["a request's rule", (e) => (e.steps[1]!.events[0]!.request!.rule = 'commit-gate:approved'), /^steps\[1\]$/, /does not match its chain hash/],
+    ['a page error (removed)', (e) => e.steps[1]!.events.splice(1, 1), /^steps\[1\]$/, /does not match its chain hash/],
     ['the after picture a step names', (e, s) => (e.steps[1]!.afterScreenshotHash = s[0]!.afterScreenshotHash), /^steps\[1\]$/, /does not match its chain hash/],
     ['the full-page picture a step names (dropped)', (e) => delete e.steps[2]!.fullPageHash, /^steps\[2\]$/, /does not match its chain hash/],
   ];
