@@ -1,4 +1,5 @@
 import type { FieldValues } from './forms/spec';
+import { earlierApplications } from './history';
 import type { PortalId } from './hosts';
 
 /** Every submission the portals accepted (duplicates included), and the numbers they were given. */
@@ -24,7 +25,8 @@ export interface SubmissionFilter {
 export interface ApplicationSummary {
   portal: PortalId;
   applicationNumber: string;
-  status: 'Submitted';
+  /** "Submitted" for what the lab accepted; an earlier application's own status (see history.ts). */
+  status: string;
   /** What the applications list shows to tell applications apart (registration number, consumer number…). */
   reference: string;
   submittedAt: string;
@@ -63,10 +65,13 @@ export class SubmissionBook {
     return r ? strip(r) : undefined;
   }
 
+  /** The client's applications list: earlier applications (history.ts) first, then what the lab accepted, oldest first. */
   applications(clientId: string, portal?: PortalId): ApplicationSummary[] {
-    return this.records
+    const earlier = earlierApplications(clientId, portal).map((a) => ({ portal: a.portal, applicationNumber: a.applicationNumber, status: a.status, reference: a.reference, submittedAt: a.submittedAt }));
+    const accepted = this.records
       .filter((r) => r.clientId === clientId && (portal === undefined || r.portal === portal))
-      .map((r) => ({ portal: r.portal, applicationNumber: r.applicationNumber, status: 'Submitted' as const, reference: r.reference, submittedAt: r.submittedAt }));
+      .map((r) => ({ portal: r.portal, applicationNumber: r.applicationNumber, status: 'Submitted', reference: r.reference, submittedAt: r.submittedAt }));
+    return [...earlier, ...accepted];
   }
 
   clear(): void {

@@ -1,3 +1,4 @@
+import { earlierApplication } from '../history';
 import { html } from '../html';
 import { clientOf, sendPage, takeFlash, type PortalContext } from './context';
 
@@ -28,6 +29,12 @@ export function showApplications(ctx: PortalContext): void {
 
 export function showConfirmation(ctx: PortalContext, applicationNumber: string): void {
   const submission = ctx.state.submissions.find(applicationNumber);
+  const earlier = submission ? undefined : earlierApplication(applicationNumber);
+  if (earlier && earlier.clientId === clientOf(ctx).clientId && earlier.portal === ctx.portal.id) {
+    // An application filed before the lab started: its acknowledgement, as the portal keeps it.
+    const main = ctx.layout.confirmation(ctx.portal, earlier.applicationNumber, earlier.reference);
+    return sendPage(ctx, { title: `Application submitted: ${earlier.applicationNumber}`, main });
+  }
   if (!submission || submission.clientId !== clientOf(ctx).clientId || submission.portal !== ctx.portal.id) return showNotFound(ctx);
   const main = ctx.layout.confirmation(ctx.portal, submission.applicationNumber, ctx.portal.reference(submission.fields));
   sendPage(ctx, { title: `Application submitted: ${submission.applicationNumber}`, main });

@@ -10,7 +10,7 @@ import { RunLoop, type ReceiptKeeper, type RunListener, type RunResult } from '.
 import { receiptExtension } from '../agent/portal/receipt';
 import type { RunLimits } from '../agent/loop/limits';
 import { createObserver } from '../agent/observe/observer';
-import type { CaseFile } from '../shared/case-file';
+import { taskKindOf, type CaseFile } from '../shared/case-file';
 import type { ApprovalGate, InputSource, TakeOverDesk } from '../shared/clerk';
 import type { CredentialSource, LoginStateStore } from '../shared/credentials';
 import type { PortalProfile } from '../shared/portal-profile';
@@ -19,6 +19,7 @@ import type { Store } from '../store';
 import type { DemoPortals } from './demo-portals';
 import { openRouteSession, type RouteReport } from './learned-routes';
 import { createPlanner, type PlannerKind } from './planners';
+import { executeReadRun } from './read-run';
 import type { RouteStore } from '../shared/route';
 
 /** What one run needs from its composition root (the CLI, the console, a batch). */
@@ -73,6 +74,8 @@ export interface FinishedRun extends RunResult {
  * denied, navigation locked to the portal's hosts), the engine's loop, and the store behind it.
  */
 export async function executeRun(services: RunServices, request: RunRequest): Promise<FinishedRun> {
+  // A read-only case (its task kind status or extract) reads the portal and touches nothing: no planner loop.
+  if (taskKindOf(request.caseFile) !== 'fill') return executeReadRun(services, request);
   const started = Date.now();
   const { store, browser } = services;
   const { caseFile, profile } = request;

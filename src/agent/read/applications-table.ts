@@ -1,0 +1,70 @@
+/**
+ * The rules extractor of a portal's applications list: the rows of its tables, each with the
+ * application number (found by the profile's pattern), and the status, client reference and date
+ * from the columns whose headers say so ("Status", "Reference" / "Client reference", "Date" /
+ * "Submitted"). Pure: it reads the page's HTML and nothing else.
+ */
+
+export interface ListedRow {
+  applicationNumber: string;
+  status: string | null;
+  reference: string | null;
+  date: string | null;
+}
+
+const TABLE = /<table\b[^>]*>([\s\S]*?)<\/table>/gi;
+const ROW = /<tr\b[^>]*>([\s\S]*?)<\/tr>/gi;
+const CELL = /<(td|th)\b[^>]*>([\s\S]*?)<\/\1>/gi;
+
+type Column = 'status' | 'reference' | 'date' | 'number' | 'other';
+
+function columnOf(header: string): Column {
+  const h = header.toLowerCase();
+  if (/\bstatus\b|\bstate of\b/.test(h)) return 'status';
+  if (/\bdate\b|\bsubmitted\b|\bfiled\b/.test(h)) return 'date';
+  if (/application (number|no)|\bref\.? ?no\b|reference number|request (number|no)/.test(h)) return 'number';
+  if (/reference|consumer|registration/.test(h)) return 'reference';
+  return 'other';
+}
+
+/** Every row of the page's tables that shows an application number. */
+export function applicationRows(html: string, numberPattern: string): ListedRow[] {
+  const pattern = new RegExp(numberPattern);
+  const rows: ListedRow[] = [];
+  for (const [, table] of html.matchAll(TABLE)) {
+    let columns: Column[] = [];
+    for (const [, row] of (table ?? '').matchAll(ROW)) {
+      const cells = [...(row ?? '').matchAll(CELL)].map((m) => ({ header: m[1]!.toLowerCase() === 'th', text: textOf(m[2]!) }));
+      if (cells.length > 0 && cells.every((c) => c.header)) {
+        columns = cells.map((c) => columnOf(c.text));
+        continue;
+      }
+      const texts = cells.map((c) => c.text);
+      const numberAt = texts.findIndex((t) => pattern.test(t));
+      if (numberAt < 0) continue;
+      const match = pattern.exec(texts[numberAt]!)!;
+      const at = (column: Column) => {
+        const i = columns.indexOf(column);
+        const text = i >= 0 && i !== numberAt ? texts[i] : undefined;
+        return text && text.trim() !== '' ? text.trim() : null;
+      };
+      const date = at('date');
+      rows.push({ applicationNumber: match[1] ?? match[0], status: at('status'), reference: at('reference'), date: date ? (/\d{4}-\d{2}-\d{2}/.exec(date)?.[0] ?? date) : null });
+    }
+  }
+  return rows;
+}
+
+function textOf(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, n: string) => String.fromCodePoint(parseInt(n, 16)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
