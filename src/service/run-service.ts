@@ -138,7 +138,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     firstStep,
     clerkValues,
     loginStates: services.loginStates,
-    receipts: receiptFolder(store.path),
+    // Beside the SQLite file, or in this desk's data folder for the office store.
+    receipts: receiptFolder(store.localFolder ?? dirname(store.path)),
     gate,
   });
   relay.loop = loop;
@@ -164,10 +165,10 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
  * Receipts are kept next to the database in `receipts/`, named by their sha256 (the store has a
  * place for PNG screenshots only); the step log records the hash and size.
  */
-function receiptFolder(dbPath: string): ReceiptKeeper {
+function receiptFolder(folder: string): ReceiptKeeper {
   return {
     async keep(receipt) {
-      const dir = join(dirname(dbPath), 'receipts');
+      const dir = join(folder, 'receipts');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const name = `${receipt.sha256}.${receiptExtension(receipt.contentType)}`;
       writeFileSync(join(dir, name), receipt.bytes, { mode: 0o600 });

@@ -377,6 +377,17 @@ export class PgStore implements Store {
     });
   }
 
+  /** The newest run of this case (same case id, client, portal and task), or null: the office queue's check before it runs a case. */
+  async latestRunOf(c: { caseId: string; clientId: string; portal: string; task: string }): Promise<RunRecord | null> {
+    const r = await this.pool.query<PgRunRow>('SELECT * FROM runs WHERE case_id = $1 AND client_id = $2 AND portal = $3 AND task = $4 ORDER BY started_at DESC, seq DESC LIMIT 1', [
+      c.caseId,
+      c.clientId,
+      c.portal,
+      c.task,
+    ]);
+    return r.rows[0] ? runFromRow(r.rows[0]) : null;
+  }
+
   /**
    * Takes over a run whose desk lost it (the office queue's lease on its case expired): a live
    * run becomes `interrupted` with an audit row naming the desk that had it, so `resume` may go

@@ -1,0 +1,172 @@
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../agent/browser/chromium';
+import { loadPortalProfile } from '../../agent/case/portal-profiles';
+import { AnthropicConfigError } from '../../agent/decide/anthropic';
+import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
+import { OfficeWorker, type CaseExecutor } from '../../service/office-queue';
+import { createPlanner, PLANNER_KINDS } from '../../service/planners';
+import { executeRun } from '../../service/run-service';
+import type { CaseFile } from '../../shared/case-file';
+import { defaultDbPath } from '../../store';
+import { CredentialChain } from '../../vault';
+import { oneOf, parseCommandArgs, positiveInt } from '../args';
+import { EXIT, UsageError } from '../cli-error';
+import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
+import { formatStep } from '../step-log';
+import { openCommandVault } from '../vault-opening';
+import { officeUrl, openOfficeQueue, openOfficeStore } from './office-store';
+import { runningLab } from './run';
+
+const HELP = `portal-desk worker [options]
+
+Joins this desk to the office queue: takes the next case from it (one client and portal at a time
+across every desk), runs it and records it in the office store, and beats every few seconds. When
+a desk stops (killed, crashed, switched off), its case goes back to the queue once its beat is
+stale, and the next desk resumes the run from the office store (sign in again, reopen the draft,
+check the applications list before any second submit). Needs PORTAL_DESK_DATABASE_URL. Logins come
+from this desk's own vault. Ctrl-C stops taking cases; the case running finishes first.
+
+  --model rules|anthropic     planner (default rules)
+  --approve ask|all|none      gated actions: ask on this terminal (default); all/none are for demos and tests
+  --slots N                   cases this desk runs at once (default 1, at most 8)
+  --lab-url URL               lab portals: the lab every desk shares (as "portal-desk lab" prints);
+                              without it each desk starts a lab of its own
+  --heartbeat SECONDS         how often this desk beats (default 2)
+  --stale SECONDS             a desk silent this long has stopped; its case goes back (default 15)
+  --drain SECONDS             stop once the queue has been empty this long (default: run until stopped)
+  --otp-command CMD           a shell command that prints a one-time code (tests)
+  --max-steps N, --time-limit SECONDS   as for "run"
+  --headed                    show the browser windows`;
+
+export async function workerCommand(args: string[]): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    model: { type: 'string' },
+    approve: { type: 'string' },
+    slots: { type: 'string' },
+    'lab-url': { type: 'string' },
+    heartbeat: { type: 'string' },
+    stale: { type: 'string' },
+    drain: { type: 'string' },
+    'otp-command': { type: 'string' },
+    'max-steps': { type: 'string' },
+    'time-limit': { type: 'string' },
+    headed: { type: 'boolean' },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return EXIT.ok;
+  }
+  const planner = oneOf('model', values.model, PLANNER_KINDS, 'rules');
+  const approveMode = oneOf('approve', values.approve, ['ask', 'all', 'none'] as const, 'ask');
+  const slots = positiveInt('slots', values.slots, 1, 8);
+  const heartbeatMs = positiveInt('heartbeat', values.heartbeat, 2, 60) * 1000;
+  const staleMs = positiveInt('stale', values.stale, 15, 3600) * 1000;
+  if (staleMs <= heartbeatMs) throw new UsageError('--stale must be longer than --heartbeat');
+  const drainMs = values.drain === undefined ? undefined : positiveInt('drain', values.drain, 1, 86_400) * 1000;
+  const limits = {
+    maxSteps: positiveInt('max-steps', values['max-steps'], 40, 100),
+    timeLimitMs: positiveInt('time-limit', values['time-limit'], 400, 3600) * 1000,
+  };
+  const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
+  const url = officeUrl('worker');
+  try {
+    createPlanner(planner, loadPortalProfile('shops'), {}, process.env, new LabHandle());
+  } catch (err) {
+    if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const { vault, loginStates } = await openCommandVault();
+  const store = await openOfficeStore(url, defaultDbPath());
+  const labHandle = new LabHandle();
+  const browsers = new Map<string, Promise<Browser>>();
+  const browserFor = (rules: string | undefined) => {
+    let b = browsers.get(rules ?? '');
+    if (!b) {
+      b = launchChromium({ headless: !values.headed, hostResolverRules: rules });
+      browsers.set(rules ?? '', b);
+    }
+    return b;
+  };
+  let worker: OfficeWorker | undefined;
+  const queue = await openOfficeQueue(url, { supervise: true, log }).catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  });
+  let signals = 0;
+  const onSignal = () => {
+    signals += 1;
+    if (signals > 1) process.exit(EXIT.notDone);
+    log('worker: stopping: no new case is taken; the one running finishes (Ctrl-C again to stop now)');
+    worker?.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await store.markInterrupted();
+    const warning = autoApprovalWarning(approveMode);
+    if (warning) log(warning);
+    const approvals = new TerminalApprovals(approveMode, log);
+    const inputs = new TerminalInputs(values['otp-command'], {});
+    const execute: CaseExecutor = async (caseFile: CaseFile, resume, onStart) => {
+      const base = loadPortalProfile(caseFile.portal);
+      const lab = labPortalId(base);
+      let profile = base;
+      let rules: string | undefined;
+      let layout: string | undefined;
+      if (lab && external) {
+        profile = external.bind(base);
+        rules = external.hostResolverRules;
+      } else if (lab) {
+        const bound = await labHandle.bind(base);
+        profile = bound.profile;
+        rules = bound.lab?.hostResolverRules;
+        layout = bound.lab?.variant(caseFile.clientId).layout;
+      }
+      const finished = await executeRun(
+        {
+          store,
+          browser: await browserFor(rules),
+          approvals,
+          inputs,
+          credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
+          loginStates,
+          demo: labHandle,
+        },
+        {
+          caseFile,
+          profile,
+          planner,
+          approveMode,
+          layout,
+          limits,
+          runId: resume?.runId,
+          onStart: (runId) => {
+            onStart(runId);
+            log(`[${caseFile.caseId}] run ${runId} ${resume ? 'resumed' : 'started'} at desk ${worker?.deskId ?? ''}`);
+          },
+          listener: {
+            log: (line) => log(`[${caseFile.caseId}] ${line}`),
+            step: (step) => formatStep(step).forEach((line) => log(`[${caseFile.caseId}] ${line}`)),
+          },
+        },
+      );
+      log(`[${caseFile.caseId}] ${finished.status === 'done' ? `DONE: ${finished.reason}` : `NOT DONE (${finished.status}): ${finished.reason}`}`);
+      return { runId: finished.runId, status: finished.status, reason: finished.reason, applicationNumber: finished.applicationNumber };
+    };
+    worker = new OfficeWorker({ queue, store, url, execute, slots, heartbeatMs, staleMs, exitWhenIdleMs: drainMs, log });
+    log(`worker: desk ${worker.deskId} joined the office queue (${slots} slot(s), model ${planner}, store ${store.path})`);
+    await worker.run();
+    const done = worker.outcomes.filter((o) => o.outcome === 'done').length;
+    log(`worker: desk ${worker.deskId} stopped after ${worker.outcomes.filter((o) => o.outcome !== 'deferred').length} case(s), ${done} done`);
+    return EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    for (const b of browsers.values()) await (await b.catch(() => null))?.close().catch(() => undefined);
+    await queue.close();
+    await store.close();
+    await labHandle.stop();
+  }
+}

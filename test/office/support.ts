@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadLabCases } from '../../lab/eval/suites/lab';
+import { BIN, REPO, tempHome } from '../support/cli';
+
+/** `n` lab cases a run finishes without set-up (no register look-up failing first), written as case files to a new folder. */
+export function labCaseFolder(n: number): { dir: string; caseIds: string[]; clients: string[] } {
+  const plain = loadLabCases().filter((c) => Object.keys(c.setup).length === 0);
+  if (plain.length < n) throw new Error(`only ${plain.length} plain lab cases, ${n} wanted`);
+  // Round-robin over the three portals, so every portal's flow runs.
+  const byPortal = ['shops', 'power', 'tax'].map((p) => plain.filter((c) => c.caseFile.portal === p));
+  const chosen = [];
+  for (let i = 0; chosen.length < n; i++) {
+    const list = byPortal[i % 3]!;
+    const next = list[Math.floor(i / 3)];
+    if (next) chosen.push(next.caseFile);
+  }
+  const dir = join(tempHome(), 'cases');
+  mkdirSync(dir);
+  // As a clerk writes it: without the folder the loader notes it came from.
+  for (const c of chosen) writeFileSync(join(dir, `${c.caseId}.json`), JSON.stringify({ ...c, folder: undefined }, null, 2));
+  return { dir, caseIds: chosen.map((c) => c.caseId), clients: chosen.map((c) => c.clientId) };
+}
+
+export interface Desk {
+  child: ChildProcess;
+  pid: number;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL the desk and its browser (its process group): what a crash or a pulled plug does. */
+  kill(): void;
+}
+
+/** A `portal-desk worker` process: one desk. */
+export function startDesk(args: string[], env: Record<string, string>): Desk {
+  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
+    cwd: REPO,
+    env: { ...process.env, PORTAL_DESK_HOME: tempHome(), ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    pid: child.pid!,
+    stderr: () => err,
+    exited,
+    kill: () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
