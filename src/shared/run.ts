@@ -166,5 +166,14 @@ export const RunSummary = z.object({
   usage: TokenUsage,
   approvals: z.number().int().nonnegative(),
   wallMs: z.number().nonnegative(),
+  /** The learned route: pages it answered, pages the planner decided, and what the run did to the route (absent with --no-route). */
+  route: z
+    .object({
+      routeSteps: z.number().int().nonnegative(),
+      plannerSteps: z.number().int().nonnegative(),
+      update: z.enum(['none', 'learned', 'healed', 'confirmed', 'failed', 'retired']),
+      version: z.number().int().positive().optional(),
+    })
+    .optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;

@@ -2,8 +2,10 @@
 export { openStore, Store as SqliteStore, type ModelPayload, type PurgeOptions, type PurgeResult, type RunQuery, type StoreOptions } from './store';
 export type { Store } from './store-api';
 export { DATABASE_URL_ENV, openPgStore, PgStore, safeDatabaseUrl, type PgStoreOptions } from './pg-store';
-export { openConfiguredStore, type StoreLocation } from './configured';
+export { officeDatabaseUrl, openConfiguredStore, type StoreLocation } from './configured';
 export { PgRouteStore } from './pg-route-store';
+export { openRouteStore, RouteStoreError, SqliteRouteStore } from './route-store';
+export { routesOf } from './store-routes';
 export { defaultDbPath, DB_FILE_NAME } from './location';
 export { StoreOpenError } from './database';
 export { CANNOT_PROVE, CHAIN_DEFINITION, genesisHash, stepHash, type BreakPlace, type RunIdentity, type VerifyResult } from './chain';

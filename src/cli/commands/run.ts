@@ -9,7 +9,7 @@ import { bindLabProfile } from '../../../lab';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
-import { defaultDbPath } from '../../store';
+import { defaultDbPath, routesOf } from '../../store';
 import { CredentialChain } from '../../vault';
 import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
@@ -34,6 +34,8 @@ Each step is printed on stderr: number, action, element, guard verdict, outcome.
   --answer FIELD=VALUE        a clerk answer given in advance for a missing case field (repeatable)
   --max-steps N               step cap (default 40, at most 100)
   --time-limit SECONDS        time limit (default 400)
+  --no-route                  the planner decides every page even where a learned route exists (see "portal-desk routes");
+                              the route is left as it is
   --headed                    show the browser window
   --json                      print a summary as JSON on stdout`;
 
@@ -51,6 +53,7 @@ export async function runCommand(args: string[]): Promise<number> {
     'time-limit': { type: 'string' },
     headed: { type: 'boolean' },
     json: { type: 'boolean' },
+    'no-route': { type: 'boolean' },
   });
   if (values.help) {
     console.log(HELP);
@@ -86,6 +89,7 @@ export async function runCommand(args: string[]): Promise<number> {
   // after the store is inside the cleanup below.
   const { vault, loginStates } = await openCommandVault();
   const store = openCommandStore(dbPath, 'write');
+  const routes = values['no-route'] ? undefined : routesOf(store);
   const labHandle = new LabHandle();
   let browser: Browser | undefined;
   try {
@@ -111,6 +115,7 @@ export async function runCommand(args: string[]): Promise<number> {
         credentials: new CredentialChain(lab || external ? [vault, new LabCredentials()] : [vault]),
         loginStates,
         demo: labHandle,
+        ...(routes ? { routes } : {}),
       },
       {
         caseFile,
@@ -140,12 +145,15 @@ export async function runCommand(args: string[]): Promise<number> {
       usage: run?.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 },
       approvals: finished.approvals,
       wallMs: finished.wallMs,
+      ...(finished.route ? { route: { routeSteps: finished.route.routeTurns, plannerSteps: finished.route.plannerTurns, update: finished.route.update.kind, ...(finished.route.update.version ? { version: finished.route.update.version } : {}) } } : {}),
     };
+    if (finished.route) log(`route: ${finished.route.routeTurns} page(s) from the learned route, ${finished.route.plannerTurns} from the planner; ${finished.route.update.line}`);
     log(finished.status === 'done' ? `DONE: ${finished.reason}` : `NOT DONE (${finished.status}): ${finished.reason}`);
     if (values.json) console.log(JSON.stringify(summary, null, 2));
     return finished.status === 'done' ? EXIT.ok : EXIT.notDone;
   } finally {
     await browser?.close().catch(() => undefined);
+    routes?.close();
     store.close();
     await labHandle.stop();
   }
