@@ -18,7 +18,6 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   replay: { summary: 'replay a recorded run: text, JSON, an offline HTML report or a verifiable export', load: async () => (await import('./commands/replay')).replayCommand },
   bench: { summary: 'benchmark observe, tokens, store, a lab form and concurrent runs against their targets', load: async () => (await import('./commands/bench')).benchCommand },
   routes: { summary: 'learned routes: list, show or delete the path a done run took through a portal', load: async () => (await import('./commands/routes')).routesCommand },
-  routes: { summary: 'learned routes: list, show or delete the path a done run took through a portal', load: async () => (await import('./commands/routes')).routesCommand },
   purge: { summary: 'retention: drop screenshots and model payloads of runs older than an age', load: async () => (await import('./commands/purge')).purgeCommand },
   vault: { summary: 'store, list and remove portal logins (encrypted; passwords never printed)', load: async () => { const { vaultCommand } = await import('./commands/vault'); return (args) => vaultCommand(args); } },
 };
