@@ -10,7 +10,7 @@ import { describeZodError } from '../agent/case/zod-message';
 import { AnthropicConfigError } from '../agent/decide/anthropic';
 import type { RunLimits } from '../agent/loop/limits';
 import { CaseFile } from '../shared/case-file';
-import type { ApprovalGate, ApprovalRequest } from '../shared/clerk';
+import { RESEND_CODE, type ApprovalGate, type ApprovalRequest } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
 import {
   ConsoleEvent,
@@ -240,6 +240,7 @@ export class ConsoleService {
         return { accepted: true };
       },
       resumeRun: (p) => this.resumeRun(p.runId),
+      resendCode: async (p) => ({ accepted: this.desk.pendingInput(p.runId)?.canResend === true && this.desk.answer(p.runId, RESEND_CODE) }),
       approvalPicture: async (p) => {
         const approval = this.live.get(p.runId)?.approval;
         const pending = this.desk.pendingApproval(p.runId);

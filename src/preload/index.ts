@@ -32,6 +32,7 @@ const METHODS = {
   takeOverInput: true,
   resumeRun: true,
   approvalPicture: true,
+  resendCode: true,
 } as const satisfies Record<ConsoleMethod, true>;
 
 type IpcAnswer = { ok: true; result: unknown } | { ok: false; error: string };

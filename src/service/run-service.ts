@@ -131,6 +131,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     recorder: store,
     approvals: services.approvals,
     inputs: services.inputs,
+    ...(services.takeOvers ? { takeOvers: services.takeOvers } : {}),
     credentials: services.credentials,
     approveMode: request.approveMode,
     limits: request.limits,

@@ -67,7 +67,16 @@ export const InputRequest = z.object({
   kind: InputKind,
   question: z.string(),
   field: z.string().nullable(),
+  /** What the portal said about the last answer (`The verification code is incorrect`): the clerk is asked again. */
+  problem: z.string().optional(),
+  /** When the code the portal sent stops working (ISO time), where the page says how long it lasts. */
+  expiresAt: z.string().optional(),
+  /** The portal offers to send a new code: the clerk may answer RESEND_CODE instead of a code. */
+  canResend: z.boolean().optional(),
 });
+
+/** The clerk's answer to a one-time-code question that asks the portal for a new code instead. */
+export const RESEND_CODE = '\u0000resend-code';
 export type InputRequest = z.infer<typeof InputRequest>;
 
 export const SECRET_INPUT_KINDS: readonly InputKind[] = ['otp', 'security_answer'];

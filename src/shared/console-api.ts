@@ -195,6 +195,8 @@ export const ConsoleMethods = {
   takeOverInput: { params: z.object({ runId: z.string(), events: z.array(ClerkInputEvent).min(1).max(50) }), result: z.object({ accepted: z.boolean() }) },
   /** Continues an interrupted run (the console closed, the portal stopped answering) under the same id. */
   resumeRun: { params: z.object({ runId: z.string() }), result: z.object({ runId: z.string() }) },
+  /** The clerk asks the portal for a new one-time code (where the pending code question offers it). */
+  resendCode: { params: z.object({ runId: z.string() }), result: z.object({ accepted: z.boolean() }) },
   /** The full-page picture taken when the run's pending approval was asked. */
   approvalPicture: { params: z.object({ runId: z.string() }), result: z.object({ pngBase64: z.string().nullable() }) },
 } as const;

@@ -12,6 +12,8 @@ export interface RunEnding {
 export interface CodeStep {
   reasoning: string;
   actions?: StepAction[];
+  /** A picture of the page after code's (or the clerk's) handling, beside the read's "before" picture (a take-over). */
+  after?: Uint8Array | null;
 }
 
 /**

@@ -119,7 +119,7 @@ export class RunLoop {
     for (const handler of PORTAL_HANDLERS) {
       const outcome = await handler.handle(turn, this.ctx);
       if (outcome.kind === 'pass') continue;
-      if (outcome.step) await this.record(start, { reasoning: outcome.step.reasoning, model: null, actions: outcome.step.actions ?? [] });
+      if (outcome.step) await this.record(start, { reasoning: outcome.step.reasoning, model: null, actions: outcome.step.actions ?? [], after: outcome.step.after ?? null });
       return outcome.kind === 'end' ? outcome.ending : undefined;
     }
 
@@ -150,7 +150,7 @@ export class RunLoop {
     return { actions };
   }
 
-  private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[] }): Promise<void> {
+  private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[]; after?: Uint8Array | null }): Promise<void> {
     const { o, state, secrets } = this.ctx;
     const observation = secrets.redact(start.observation);
     const step: StepRecord = secrets.redact({
@@ -161,12 +161,13 @@ export class RunLoop {
       observation,
       observationHash: digest(observation),
       screenshotHash: start.screenshot ? sha256Hex(start.screenshot) : null,
+      ...(parts.after ? { afterScreenshotHash: sha256Hex(parts.after) } : {}),
       reasoning: parts.reasoning,
       model: parts.model,
       actions: parts.actions,
       events: state.pendingEvents.splice(0),
     });
-    await o.recorder.recordStep(step, start.screenshot);
+    await o.recorder.recordStep(step, start.screenshot, parts.after ? { after: parts.after } : undefined);
     o.listener?.step?.(step);
     state.step += 1;
   }

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { CaseFile } from '../../shared/case-file';
-import type { ApprovalGate, InputSource } from '../../shared/clerk';
+import type { ApprovalGate, InputSource, TakeOverDesk } from '../../shared/clerk';
 import type { CredentialSource, LoginStateStore } from '../../shared/credentials';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { RunRecorder } from '../../shared/recorder';
@@ -34,6 +34,8 @@ export interface RunLoopOptions {
   recorder: RunRecorder;
   approvals: ApprovalGate;
   inputs: InputSource;
+  /** Where the clerk takes the portal over (a bot check pauses for it; the clerk may ask). Without one a bot check ends the run `blocked`. */
+  takeOvers?: TakeOverDesk;
   credentials: CredentialSource;
   approveMode: ApproveMode;
   limits?: Partial<RunLimits>;

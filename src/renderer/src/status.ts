@@ -36,11 +36,6 @@ export function isDenied(view: RunView): boolean {
   return view.run.status === 'failed' && /^Denied by /.test(view.run.reason ?? '');
 }
 
-/** The clerk declined to take over a bot check (the run ended `blocked`). */
-export function isDeclinedBotCheck(view: RunView): boolean {
-  return view.run.status === 'blocked' && /^bot_challenge:.*declined/i.test(view.run.reason ?? '');
-}
-
 /** A run that stopped without an ending (the console closed, the portal stopped answering): the clerk can resume it. */
 export function isResumable(view: RunView): boolean {
   return view.run.status === 'interrupted';

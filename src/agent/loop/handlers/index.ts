@@ -8,6 +8,7 @@ import { oneTimeCodeHandler } from './one-time-code';
 import type { PortalHandler } from './portal-handler';
 import { receiptHandler } from './receipt';
 import { signInHandler } from './sign-in';
+import { takeOverHandler } from './take-over';
 
 export type { PortalHandler, PortalTurn } from './portal-handler';
 
@@ -17,6 +18,7 @@ export type { PortalHandler, PortalTurn } from './portal-handler';
  * Adding one: a file beside these exporting a `PortalHandler`, and its line here.
  */
 export const PORTAL_HANDLERS: readonly PortalHandler[] = [
+  takeOverHandler,
   botCheckHandler,
   interruptionHandler,
   signInHandler,

@@ -9,7 +9,7 @@ const TITLES: Record<InputRequest['kind'], string> = {
 };
 
 /** A question for the clerk. Codes and security answers are masked; Enter submits. */
-export function InputCard({ request, onAnswer }: { request: InputRequest; onAnswer: (value: string | null) => Promise<void> }) {
+export function InputCard({ request, onAnswer, onResend }: { request: InputRequest; onAnswer: (value: string | null) => Promise<void>; onResend?: () => Promise<void> }) {
   const [value, setValue] = useState('');
   const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
@@ -34,8 +34,14 @@ export function InputCard({ request, onAnswer }: { request: InputRequest; onAnsw
 
   return (
     <section className="card card-waiting input-card" aria-label={TITLES[request.kind]}>
-      <h2>{TITLES[request.kind]}</h2>
+      <h2>{request.problem && request.kind === 'otp' ? 'The portal did not take that code — type it again' : TITLES[request.kind]}</h2>
+      {request.problem && (
+        <p className="input-problem" role="alert">
+          The portal said: <strong>{request.problem}</strong>
+        </p>
+      )}
       <p className="question">{request.question}</p>
+      {request.expiresAt && <CodeLifetime expiresAt={request.expiresAt} />}
       {request.field && (
         <p className="hint">
           Fills case field <code>{request.field}</code>
@@ -57,11 +63,41 @@ export function InputCard({ request, onAnswer }: { request: InputRequest; onAnsw
         <button type="submit" className="btn btn-primary" disabled={busy || !value.trim()}>
           Send <kbd>Enter</kbd>
         </button>
+        {request.canResend && onResend && (
+          <button
+            type="button"
+            className="btn btn-secondary"
+            disabled={busy}
+            onClick={() => {
+              setBusy(true);
+              void onResend().finally(() => setBusy(false));
+            }}
+          >
+            Send a new code
+          </button>
+        )}
         <button type="button" className="btn btn-quiet" disabled={busy} onClick={() => void send(null)}>
           I can’t answer
         </button>
       </form>
       {secret && <p className="hint">Masked here and never written to the log or the store.</p>}
     </section>
+  );
+}
+
+/** How long the code the portal sent still works, counting down. */
+function CodeLifetime({ expiresAt }: { expiresAt: string }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const left = Math.round((new Date(expiresAt).getTime() - now) / 1000);
+  if (!Number.isFinite(left)) return null;
+  if (left <= 0) return <p className="code-lifetime code-expired">The code has expired: ask the portal for a new one.</p>;
+  return (
+    <p className="code-lifetime">
+      The code works for another <strong>{Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}</strong> min
+    </p>
   );
 }

@@ -108,7 +108,14 @@ export function RunScreen({ runId }: { runId: string }) {
             onDecide={(decision, note) => act(() => model.api.decide({ runId, decision, ...(note ? { note } : {}) }))}
           />
         )}
-        {view.pendingInput && <InputCard key={`${view.pendingInput.step}-${view.pendingInput.kind}`} request={view.pendingInput} onAnswer={(value) => act(() => model.api.answer({ runId, value }))} />}
+        {view.pendingInput && (
+          <InputCard
+            key={`${view.pendingInput.step}-${view.pendingInput.kind}-${view.pendingInput.problem ?? ''}`}
+            request={view.pendingInput}
+            onAnswer={(value) => act(() => model.api.answer({ runId, value }))}
+            onResend={() => act(() => model.api.resendCode({ runId }))}
+          />
+        )}
         {takeOver && (
           <TakeOverCard
             takeOver={takeOver}
