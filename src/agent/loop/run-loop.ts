@@ -1,6 +1,7 @@
 import { digest, sha256Hex } from '../../base/canonical-json';
 import { errorText } from '../../base/error-text';
 import type { Action } from '../../shared/action';
+import type { StepSource } from '../../shared/route';
 import type { ModelCall, StepAction, StepRecord } from '../../shared/run';
 import { TYPING_ACTIONS } from '../act/executor';
 import type { PageRead } from '../observe/page-read';
@@ -125,11 +126,11 @@ export class RunLoop {
 
     const planned = await planTurn(read, screenshot, this.ctx);
     if (planned.kind === 'end') return planned.ending;
-    const { turn: proposed, call } = planned.plan;
+    const { turn: proposed, call, source } = planned.plan;
     const { valid, malformed } = validActions(proposed);
     const { actions, ending } = await this.carryOut(valid, read);
     const recorded = [...malformed, ...actions];
-    await this.record(start, { reasoning: proposed.reasoning, model: call, actions: recorded });
+    await this.record(start, { reasoning: proposed.reasoning, model: call, actions: recorded, source });
     state.previous = recorded;
     return ending;
   }
@@ -150,7 +151,7 @@ export class RunLoop {
     return { actions };
   }
 
-  private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[]; after?: Uint8Array | null }): Promise<void> {
+  private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[]; after?: Uint8Array | null; source?: StepSource }): Promise<void> {
     const { o, state, secrets } = this.ctx;
     const observation = secrets.redact(start.observation);
     const step: StepRecord = secrets.redact({
@@ -164,6 +165,7 @@ export class RunLoop {
       ...(parts.after ? { afterScreenshotHash: sha256Hex(parts.after) } : {}),
       reasoning: parts.reasoning,
       model: parts.model,
+      ...(parts.source ? { source: parts.source } : {}),
       actions: parts.actions,
       events: state.pendingEvents.splice(0),
     });
