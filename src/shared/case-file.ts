@@ -98,8 +98,8 @@ export const CaseFile = z.strictObject({
    */
   documents: z.record(fieldKey, documentPath).default({}),
   /**
-   * Set by the loader, never written in a case file (one that names it is refused): the real path
-   * of the folder the case file was read from, where its documents must lie.
+   * Set by the loader: the real path of the folder the case file was read from, where its
+   * documents must lie. One a case file names itself is replaced by the loader, never believed.
    */
   folder: z.string().min(1).max(4096).optional(),
   /** Free-text note for the clerk; never shown to the model. */

@@ -4,15 +4,13 @@ import { CaseFile } from '../../shared/case-file';
 import { ConfigFileError } from './config-file-error';
 import { loadJsonFile } from './load-json';
 
-/** What a case file may hold: everything but `folder`, which only the loader sets. */
-const WrittenCaseFile = CaseFile.omit({ folder: true });
-
 /**
- * Reads a case file and notes the real path of its folder (`folder`), where its documents must
- * lie. A case file that names a folder itself is refused: it cannot choose where uploads come from.
+ * Reads a case file and sets `folder` to the real path of the folder it was read from, where its
+ * documents must lie. A `folder` the file itself names (a copy of a case written back out) is never
+ * believed: it is replaced, so a case file cannot choose where uploads come from.
  */
 export function loadCaseFile(path: string): CaseFile {
-  const written = loadJsonFile(path, WrittenCaseFile, 'case file');
+  const written = loadJsonFile(path, CaseFile, 'case file');
   let folder: string;
   try {
     folder = realpathSync(dirname(resolve(path)));
