@@ -75,8 +75,9 @@ export async function routeRun(
 }
 
 /** A route store in its own SQLite file for one test file. */
-export function routeStore(bench: EngineBench, name = 'routes'): RouteStore & { close(): void } {
-  return openRouteStore(bench.store(name).path);
+export function routeStore(bench: EngineBench, name = 'routes'): RouteStore & { close(): void; path: string } {
+  const path = bench.store(name).path;
+  return Object.assign(openRouteStore(path), { path });
 }
 
 /** The portal's own option words a run saw (radio labels, list options): a case value that is one of them is the portal's word, not the client's. */

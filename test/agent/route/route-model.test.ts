@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { FieldNames } from '../../../src/agent/decide/rules/field-names';
+import { compareSignature, pageSignature, Scrubber } from '../../../src/agent/route/page-signature';
+import { learnStep, resolveStep } from '../../../src/agent/route/route-steps';
+import { nextRoute, type RunEnding } from '../../../src/agent/route/route-update';
+import type { Control, Observation } from '../../../src/shared/observation';
+import type { PortalProfile } from '../../../src/shared/portal-profile';
+import type { Route } from '../../../src/shared/route';
+import type { StepRecord } from '../../../src/shared/run';
+
+/** The route model without a browser: signatures across clients, identities, learning in field terms, resolving, retiring. */
+
+let refs = 0;
+function control(role: string, name: string, extra: Partial<Control> = {}): Control {
+  refs += 1;
+  return { ref: `r1c${refs}`, role, name, nameSource: 'accessible', disabled: false, required: false, invalid: false, gated: false, label: `${role} "${name}"`, ...extra };
+}
+
+function page(controls: Control[], headings = ['Owner details'], flowStep: string | null = 'Step 2 of 4: Owner details'): Observation {
+  return { readId: 'r1', url: 'http://shops.portal.example/apply/owner', title: 'Owner', flowStep, headings, text: '', textTruncated: false, errors: [], controls, omittedControls: 0, unnamedControls: 0, frameHosts: [], hasPasswordField: false, readMs: 1 };
+}
+
+const profile = { confirmation: { pageContains: 'Application submitted', applicationNumberPattern: '(SHP-\\d{4}-\\d{6})' } } as unknown as PortalProfile;
+
+function ownerPage(name: string) {
+  const controls = [
+    control('textbox', 'Owner name'),
+    control('textbox', 'Address line 1'),
+    control('textbox', 'Address line 2'),
+    control('checkbox', 'Open on Sundays'),
+    control('radio', 'Shop', { group: 'Establishment category' }),
+    control('radio', 'Hotel or restaurant', { group: 'Establishment category' }),
+    control('button', 'Save and continue'),
+  ];
+  return page(controls, [`Owner details for ${name}`]);
+}
+
+const A = { owner_name: 'Anand Raghavan', address_line_1: '27 Radhakrishnan Salai', address_line_2: 'Mylapore', open_on_sundays: false, establishment_category: 'Hotel or restaurant' };
+const B = { owner_name: 'Meera Kulkarni', address_line_1: '14 Karve Road', address_line_2: 'Kothrud', open_on_sundays: true, establishment_category: 'Shop' };
+const names = new FieldNames(Object.keys(A), { open_on_sundays: ['Open on Sundays'], establishment_category: ['Establishment category'] });
+
+describe('page signatures and control identities', () => {
+  it('the same page for two clients has the same signature, and the route text holds neither client’s values', () => {
+    const a = ownerPage('Anand Raghavan');
+    const sigA = pageSignature(a, new Scrubber(Object.values(A)));
+    expect(JSON.stringify(sigA)).not.toMatch(/anand|raghavan/i);
+    expect(sigA.headings).toEqual(['owner details for {value}']);
+    expect(compareSignature(sigA, ownerPage('Meera Kulkarni'), new Scrubber(Object.values(B)))).toEqual({ same: true });
+  });
+
+  it('a page with a new control, another heading or another flow step is not the same page, and says what differs', () => {
+    const scrub = new Scrubber(Object.values(A));
+    const sig = pageSignature(ownerPage('Anand Raghavan'), scrub);
+    const more = ownerPage('Anand Raghavan');
+    more.controls.push(control('textbox', 'GST number'));
+    expect(compareSignature(sig, more, scrub)).toEqual({ same: false, difference: expect.stringContaining('new textbox "GST number"') });
+    expect(compareSignature(sig, { ...ownerPage('Anand Raghavan'), flowStep: 'Step 3 of 4: Owner details' }, scrub)).toMatchObject({ same: true });
+    expect(compareSignature(sig, { ...ownerPage('Anand Raghavan'), flowStep: 'Step 2 of 4: Addresses' }, scrub)).toMatchObject({ same: false, difference: expect.stringContaining('flow step') });
+    expect(compareSignature(sig, { ...ownerPage('Anand Raghavan'), errors: [] , headings: ['Proprietor details'] }, scrub)).toMatchObject({ same: false, difference: expect.stringContaining('headings') });
+  });
+});
+
+describe('learning a turn in field terms, and following it for another client', () => {
+  it('keeps fields and identities, adds the box this client left unticked, and resolves them to the next client’s refs and values', () => {
+    const a = ownerPage('Anand Raghavan');
+    const [owner, line1, line2, , , hotel, next] = a.controls;
+    const learned = learnStep({
+      observation: a,
+      // The planner ticked nothing: Anand's "Open on Sundays" is false and already unticked.
+      actions: [
+        { type: 'fill', ref: owner!.ref, field: 'owner_name' },
+        { type: 'fill', ref: line1!.ref, field: 'address_line_1' },
+        { type: 'fill', ref: line2!.ref, field: 'address_line_2' },
+        { type: 'check', ref: hotel!.ref, checked: true },
+        { type: 'click', ref: next!.ref },
+      ],
+      values: A,
+      names,
+      scrub: new Scrubber(Object.values(A)),
+    });
+    if (!('step' in learned)) throw new Error(learned.unlearnable);
+    const json = JSON.stringify(learned.step);
+    for (const v of ['anand', 'raghavan', 'radhakrishnan', 'mylapore']) expect(json.toLowerCase()).not.toContain(v);
+    expect(learned.step.actions.map((x) => x.type)).toEqual(['fill', 'fill', 'fill', 'choose', 'check', 'click']);
+    expect(learned.step.actions[1]).toMatchObject({ control: { name: 'address line #', nth: 0, of: 2 } });
+    expect(learned.step.actions[2]).toMatchObject({ control: { name: 'address line #', nth: 1, of: 2 } });
+
+    const b = ownerPage('Meera Kulkarni');
+    const resolved = resolveStep({ step: learned.step, observation: b, values: B, scrub: new Scrubber(Object.values(B)), profile });
+    if (!('actions' in resolved)) throw new Error(resolved.mismatch);
+    const [bOwner, bLine1, bLine2, bSundays, bShop, , bNext] = b.controls;
+    expect(resolved.actions).toEqual([
+      { type: 'fill', ref: bOwner!.ref, field: 'owner_name' },
+      { type: 'fill', ref: bLine1!.ref, field: 'address_line_1' },
+      { type: 'fill', ref: bLine2!.ref, field: 'address_line_2' },
+      { type: 'check', ref: bShop!.ref, checked: true, field: 'establishment_category' },
+      { type: 'check', ref: bSundays!.ref, checked: true, field: 'open_on_sundays' },
+      { type: 'click', ref: bNext!.ref },
+    ]);
+  });
+
+  it('leaves out what is already so, and a control the read lacks is a mismatch for the planner', () => {
+    const a = ownerPage('Anand Raghavan');
+    const learned = learnStep({ observation: a, actions: [{ type: 'fill', ref: a.controls[0]!.ref, field: 'owner_name' }, { type: 'click', ref: a.controls[6]!.ref }], values: A, names, scrub: new Scrubber(Object.values(A)) });
+    if (!('step' in learned)) throw new Error(learned.unlearnable);
+    const b = ownerPage('Meera Kulkarni');
+    b.controls[0] = { ...b.controls[0]!, value: 'Meera Kulkarni' };
+    const resolved = resolveStep({ step: learned.step, observation: b, values: B, scrub: new Scrubber(Object.values(B)), profile });
+    expect('actions' in resolved && resolved.actions.some((x) => x.type === 'fill' && x.field === 'owner_name')).toBe(false);
+    const without = ownerPage('Meera Kulkarni');
+    without.controls = without.controls.filter((c) => c.name !== 'Save and continue');
+    expect(resolveStep({ step: learned.step, observation: without, values: B, scrub: new Scrubber(Object.values(B)), profile })).toEqual({ mismatch: 'no button "save and continue" on the page' });
+  });
+
+  it('never learns a page with errors, a goto, an ask or an action carrying more than a route keeps', () => {
+    const a = ownerPage('Anand Raghavan');
+    const base = { values: A, names, scrub: new Scrubber(Object.values(A)) };
+    expect(learnStep({ ...base, observation: { ...a, errors: [{ message: 'Enter a name' }] }, actions: [{ type: 'click', ref: a.controls[6]!.ref }] })).toEqual({ unlearnable: 'the page shows errors' });
+    expect(learnStep({ ...base, observation: a, actions: [{ type: 'goto', url: 'http://shops.portal.example/x' }] })).toMatchObject({ unlearnable: expect.stringContaining('goto') });
+    expect(learnStep({ ...base, observation: a, actions: [{ type: 'ask', kind: 'missing_value', question: 'PAN?', field: 'pan' }] })).toMatchObject({ unlearnable: expect.stringContaining('ask') });
+    expect(learnStep({ ...base, observation: a, actions: [{ type: 'fill', ref: a.controls[0]!.ref, field: 'owner_name', format: 'digits' } as never] })).toMatchObject({ unlearnable: expect.stringContaining('format') });
+  });
+});
+
+describe('what a finished run does to its route', () => {
+  const route: Route = {
+    portal: 'shops', task: 'renewal', version: 3, status: 'active', failures: 0, learnedFrom: 'run-0', healedSteps: 0, createdAt: 't0', updatedAt: 't0',
+    steps: [{ signature: { flowStep: null, headings: ['x'], controls: [] }, actions: [{ type: 'done' }] }],
+  };
+  const ending = (previous: Route, status: RunEnding['status'], reason: string): RunEnding => ({
+    runId: 'run-9', portal: 'shops', task: 'renewal', status, reason, previous, now: 't1', steps: [] as StepRecord[],
+    trace: [{ index: 2, source: 'route', routeStep: 0, step: previous.steps[0] }],
+  });
+
+  it('two failed runs in a row that followed it retire it; a denial or a bot check is not the route’s failure', () => {
+    const once = nextRoute(ending(route, 'failed', 'Step cap reached'));
+    expect(once).toMatchObject({ kind: 'save', what: 'failed', route: { failures: 1, status: 'active' } });
+    const twice = nextRoute(ending((once as { route: Route }).route, 'failed', 'Step cap reached'));
+    expect(twice).toMatchObject({ kind: 'save', what: 'retired', route: { failures: 2, status: 'retired', retiredReason: expect.stringContaining('Step cap') } });
+    expect(nextRoute(ending(route, 'failed', 'Denied by clerk: click Submit'))).toMatchObject({ kind: 'none' });
+    expect(nextRoute(ending(route, 'blocked', 'bot_challenge: a CAPTCHA'))).toMatchObject({ kind: 'none' });
+  });
+
+  it('a done run without a verified done of its own (an earlier submission found) leaves the route as it was', () => {
+    expect(nextRoute({ ...ending(route, 'done', 'Already submitted earlier'), trace: [] })).toMatchObject({ kind: 'none' });
+  });
+});
