@@ -2,6 +2,7 @@ import type { EvalSuite } from './suite';
 import { attacksSuite } from './suites/attacks';
 import { faultsSuite } from './suites/faults';
 import { labSuite } from './suites/lab';
+import { permitsSuite } from './suites/permits';
 
 /** Every suite `portal-desk eval --suite NAME` can run. Suites register here, one line each. */
 export const SUITES: Record<string, () => Promise<EvalSuite>> = {
@@ -9,4 +10,5 @@ export const SUITES: Record<string, () => Promise<EvalSuite>> = {
   // Static: the bin's tsx CommonJS hook does not serve dynamic import() of TypeScript files.
   faults: async () => faultsSuite,
   lab: async () => labSuite,
+  permits: async () => permitsSuite,
 };

@@ -93,7 +93,17 @@ export async function pickDate(page: Page, locator: Locator, control: Control, d
 
   const wanted = date.year * 12 + (date.month - 1);
   for (let pages = 0; ; pages++) {
-    const heading = (await scope.innerText({ timeout })).toLowerCase();
+    // The calendar's own words, without the labels of its month and year lists.
+    const heading = (
+      await scope.evaluate((el) => {
+        const copy = el.cloneNode(true) as Element;
+        copy.querySelectorAll('select, option, script, style').forEach((n) => n.remove());
+        const words: string[] = [];
+        const walker = document.createTreeWalker(copy, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) words.push(n.textContent ?? '');
+        return words.join(' ').replace(/\s+/g, ' ');
+      }, undefined, { timeout })
+    ).toLowerCase();
     const shown = new RegExp(`\\b(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')})\\w*\\s+(\\d{4})\\b`).exec(heading);
     if (!shown) throw new WidgetRefusal('error', `the calendar of ${control.label} shows no month and year`);
     const at = Number(shown[2]) * 12 + MONTHS.findIndex((m) => m.startsWith(shown[1]!.slice(0, 3)));

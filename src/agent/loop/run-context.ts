@@ -61,7 +61,7 @@ export class RunContext {
 
   caseView(): CaseView {
     const c = this.o.caseFile;
-    return { caseId: c.caseId, portal: c.portal, task: c.task, fields: { ...c.fields }, aliases: c.aliases, declarations: c.declarations };
+    return { caseId: c.caseId, portal: c.portal, task: c.task, fields: { ...c.fields }, aliases: c.aliases, declarations: c.declarations, documents: Object.keys(c.documents ?? {}) };
   }
 
   guardContext(read: PageRead): GuardContext {

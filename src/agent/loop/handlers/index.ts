@@ -6,7 +6,9 @@ import { interruptionHandler } from './interruption';
 import { loginStateHandler } from './login-state';
 import { oneTimeCodeHandler } from './one-time-code';
 import type { PortalHandler } from './portal-handler';
+import { portalOutageHandler } from './portal-outage';
 import { receiptHandler } from './receipt';
+import { sessionTimeoutHandler } from './session-timeout';
 import { signInHandler } from './sign-in';
 import { takeOverHandler } from './take-over';
 
@@ -18,9 +20,11 @@ export type { PortalHandler, PortalTurn } from './portal-handler';
  * Adding one: a file beside these exporting a `PortalHandler`, and its line here.
  */
 export const PORTAL_HANDLERS: readonly PortalHandler[] = [
+  portalOutageHandler,
   takeOverHandler,
   botCheckHandler,
   interruptionHandler,
+  sessionTimeoutHandler,
   signInHandler,
   oneTimeCodeHandler,
   loginStateHandler,

@@ -1,8 +1,9 @@
 import { hasRef } from '../../../shared/action';
 import { describeAction } from '../../../shared/describe-action';
 import type { Outcome } from '../../../shared/outcome';
-import { executeAction } from '../../act/executor';
-import { resolveValue } from '../../guard/guard';
+import { executeAction, type ActionValue } from '../../act/executor';
+import { errorMessage } from '../../../base/error-text';
+import { resolveDocument, resolveValue } from '../../guard/guard';
 import { takeDenial } from '../gate-judge';
 import { failed, type ActionOutcome } from '../outcomes';
 import type { RunContext } from '../run-context';
@@ -17,7 +18,15 @@ export async function act(p: PendingAction, run: RunContext): Promise<ActionOutc
   const { action, read, element } = p;
   const { gate, page } = run.o;
   const state = run.state;
-  const value = action.type === 'fill' || action.type === 'select' ? resolveValue(action, run.guardContext(read)) : undefined;
+  let value: ActionValue | undefined = action.type === 'fill' || action.type === 'select' ? resolveValue(action, run.guardContext(read)) : undefined;
+  if (action.type === 'upload') {
+    try {
+      value = resolveDocument(action, run.guardContext(read), p.verdict);
+    } catch (err) {
+      // The document changed after the guard read it: nothing is attached.
+      return ran(p, { status: 'blocked', message: errorMessage(err) });
+    }
+  }
   const control = hasRef(action) ? read.control(action.ref) : undefined;
   let outcome: Outcome;
   try {

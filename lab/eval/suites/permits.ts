@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../../src/agent/browser/chromium';
+import { loadCaseFile } from '../../../src/agent/case/case-files';
+import type { CaseFile } from '../../../src/shared/case-file';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../../src/shared/clerk';
+import { executeRun } from '../../../src/service/run-service';
+import { openStore } from '../../../src/store';
+import type { PermitApplication } from '../../permits/data';
+import { permitsProfile } from '../../permits/profile';
+import { startPermitsPortal, type PermitsPortal } from '../../permits/server';
+import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
+
+/**
+ * The trade-permits portal's known-answer cases (lab/permits/cases): each run with the given
+ * planner and a clerk who approves what is asked, scored from what the portal received. A case
+ * passes when the run ends done with the number the portal issued, the portal holds exactly one
+ * application for it, and that application is the case: every field in the portal's format (the
+ * date from three boxes and from the calendar, the phone without country code, the district and
+ * ward from their lists, the address from the shadow block and the finder frame, the div
+ * checkboxes) and every document with the sha256 of the file the case names.
+ */
+
+export const PERMITS_CASES_DIR = join(__dirname, '..', '..', 'permits', 'cases');
+/** The CI subset: one case with each document count and each checkbox pattern. */
+const CI_SUBSET = ['permits-01-', 'permits-03-', 'permits-06-', 'permits-12-'];
+
+class CountingClerk implements ApprovalGate {
+  readonly asked: ApprovalRequest[] = [];
+  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
+    this.asked.push(req);
+    return { decision: 'approve', by: 'eval-clerk' };
+  }
+}
+class SilentClerk implements InputSource {
+  readonly asked: InputRequest[] = [];
+  async ask(req: InputRequest): Promise<string | null> {
+    this.asked.push(req);
+    return null;
+  }
+}
+
+export function permitCases(full: boolean, dir = PERMITS_CASES_DIR): string[] {
+  const all = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  return full ? all : all.filter((f) => CI_SUBSET.some((prefix) => f.startsWith(prefix)));
+}
+
+/** What the portal should have received for a case: its values in the portal's format, its documents' hashes. */
+export function expectedApplication(caseFile: CaseFile): Omit<PermitApplication, 'documents'> & { documents: Record<string, { file: string; sha256: string }> } {
+  const f = caseFile.fields;
+  const text = (k: string) => (typeof f[k] === 'string' ? (f[k] as string) : '');
+  const documents: Record<string, { file: string; sha256: string }> = {};
+  for (const [name, path] of Object.entries(caseFile.documents)) {
+    const bytes = readFileSync(join(caseFile.folder ?? '', path));
+    documents[name] = { file: path.split('/').pop()!, sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+  return {
+    applicant_name: text('applicant_name'),
+    date_of_birth: text('date_of_birth'),
+    trading_since: text('trading_since'),
+    mobile_number: text('mobile_number').replace(/^\+91/, '').replace(/\D/g, ''),
+    district: text('district'),
+    ward: text('ward'),
+    shop_address_line_1: text('shop_address_line_1'),
+    shop_pin_code: text('shop_pin_code'),
+    nearest_landmark: text('nearest_landmark'),
+    home_delivery: f['home_delivery'] === true,
+    outdoor_seating: f['outdoor_seating'] === true,
+    declaration: true,
+    documents,
+  };
+}
+
+function differences(got: PermitApplication, want: ReturnType<typeof expectedApplication>): string[] {
+  const out: string[] = [];
+  for (const key of Object.keys(want) as (keyof typeof want)[]) {
+    if (key === 'documents') continue;
+    if (got[key] !== want[key]) out.push(`${key}: got ${JSON.stringify(got[key])}, want ${JSON.stringify(want[key])}`);
+  }
+  const names = new Set([...Object.keys(want.documents), ...Object.keys(got.documents)]);
+  for (const name of names) {
+    const g = (got.documents as Record<string, { file: string; sha256: string } | undefined>)[name];
+    const w = want.documents[name];
+    if (!g || !w || g.sha256 !== w.sha256 || g.file !== w.file) out.push(`document ${name}: got ${g ? `${g.file} ${g.sha256.slice(0, 8)}` : 'none'}, want ${w ? `${w.file} ${w.sha256.slice(0, 8)}` : 'none'}`);
+  }
+  return out;
+}
+
+export interface PermitsRunOptions {
+  planner?: 'rules' | 'anthropic';
+  full?: boolean;
+  /** Case files to run (names in the cases folder); default: the CI subset or all. */
+  only?: string[];
+  browser?: Browser;
+  log?: (line: string) => void;
+}
+
+export interface PermitsRun {
+  results: EvalCaseResult[];
+  completed: number;
+  total: number;
+  /** Approvals asked per passing form. */
+  touches: number[];
+  /** Session-timeout warnings answered "Continue session" (by code). */
+  extensions: number;
+}
+
+/** Runs the permits cases one after another against a fresh portal; scores each from the portal's own record. */
+export async function runPermits(options: PermitsRunOptions = {}): Promise<PermitsRun> {
+  const files = options.only ?? permitCases(options.full ?? false);
+  const portal: PermitsPortal = await startPermitsPortal();
+  const browser = options.browser ?? (await launchChromium({ hostResolverRules: portal.hostResolverRules }));
+  const store = openStore(join(mkdtempSync(join(tmpdir(), 'pd-permits-')), 'permits.sqlite'));
+  const profile = permitsProfile(portal.port);
+  const results: EvalCaseResult[] = [];
+  const touches: number[] = [];
+  let extensions = 0;
+  try {
+    for (const file of files) {
+      const caseFile = loadCaseFile(join(PERMITS_CASES_DIR, file));
+      const clerk = new CountingClerk();
+      const inputs = new SilentClerk();
+      const before = portal.submissions().length;
+      const started = Date.now();
+      const run = await executeRun(
+        { store, browser, approvals: clerk, inputs, credentials: { get: async () => null } },
+        { caseFile, profile, planner: options.planner ?? 'rules', approveMode: 'ask', limits: { maxSteps: 30 } },
+      );
+      const received = portal.submissions().slice(before);
+      const mine = received.filter((s) => s.application.applicant_name === caseFile.fields['applicant_name']);
+      const diff = mine.length === 1 ? differences(mine[0]!.application, expectedApplication(caseFile)) : [`${mine.length} applications received`];
+      const pass = run.status === 'done' && mine.length === 1 && run.applicationNumber === mine[0]!.applicationNumber && diff.length === 0;
+      if (pass) touches.push(clerk.asked.length);
+      const detail = pass ? `done ${run.applicationNumber} in ${run.steps} steps, ${clerk.asked.length} approval(s)` : `${run.status}: ${run.reason}${diff.length ? `; ${diff.join('; ')}` : ''}`;
+      options.log?.(`${pass ? 'PASS' : 'FAIL'} ${caseFile.caseId}: ${detail}`);
+      results.push({
+        id: caseFile.caseId,
+        pass,
+        detail,
+        metrics: { steps: run.steps, approvals: clerk.asked.length, questions: inputs.asked.length, wall_ms: Date.now() - started, status: run.status },
+      });
+    }
+  } finally {
+    extensions = portal.extensions();
+    store.close();
+    if (!options.browser) await browser.close();
+    await portal.stop();
+  }
+  return { results, completed: results.filter((r) => r.pass).length, total: results.length, touches, extensions };
+}
+
+/** `portal-desk eval --suite permits`: the fourth lab portal's widgets and documents; bar: 95% done with one approval per form. */
+export const permitsSuite: EvalSuite = {
+  name: 'permits',
+  description: 'trade-permits lab portal (uploads, calendar and three-box dates, autocomplete, select2, div checkboxes, shadow DOM, address frame, session timeout): known-answer cases',
+  models: ['rules', 'anthropic'],
+  async run(options: EvalOptions): Promise<EvalReport> {
+    const run = await runPermits({ planner: options.model === 'anthropic' ? 'anthropic' : 'rules', full: options.full, log: options.log });
+    const rate = run.total ? run.completed / run.total : 0;
+    const oneTouch = run.touches.filter((t) => t === 1).length;
+    return {
+      suite: 'permits',
+      model: options.model,
+      results: run.results,
+      summary: { cases: run.total, completed: run.completed, completion_rate: Number(rate.toFixed(3)), one_touch_forms: oneTouch },
+      ok: rate >= 0.95 && oneTouch === run.completed,
+    };
+  },
+};

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { permitCases, runPermits } from '../../lab/eval/suites/permits';
+
+/**
+ * The fourth lab portal (trade permits: uploads, a calendar date, a three-box date, an autocomplete
+ * district, a select2-style ward, div checkboxes, a shadow-DOM address block, an address finder in a
+ * frame of a second allowed host, a session-timeout warning) run end to end by the offline rules
+ * planner through the real engine (Chromium, the guard, the commit gate, SQLite), scored from what
+ * the portal received. The CI subset here; `portal-desk eval --suite permits --full` runs all 20.
+ */
+describe('trade-permits lab portal, rules planner', () => {
+  it('has 20 known-answer cases', () => {
+    expect(permitCases(true)).toHaveLength(20);
+    expect(permitCases(false)).toHaveLength(4);
+  });
+
+  it('completes the CI subset: each form done with the issued number, the portal holding exactly the case, one approval per form', async () => {
+    const run = await runPermits({ full: false });
+    for (const result of run.results) expect(result.pass, `${result.id}: ${result.detail}`).toBe(true);
+    expect(run.touches).toEqual([1, 1, 1, 1]);
+    // Code answered the session-timeout warning once per form (the portal counts each "Continue session").
+    expect(run.extensions).toBe(4);
+  }, 300_000);
+});
