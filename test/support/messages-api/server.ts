@@ -205,6 +205,31 @@ function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions
 
 const tokens = (value: unknown): number => Math.ceil((JSON.stringify(value ?? '') ?? '').length / 4);
 
+/** Input tokens of a base64 PNG as the API counts an image: width × height / 750, after fitting a 1568-pixel long edge. */
+function imageTokens(data: string): number {
+  const head = Buffer.from(data.slice(0, 64), 'base64');
+  const png = head.length >= 24 && head.readUInt32BE(12) === 0x49484452;
+  let width = png ? head.readUInt32BE(16) : 1280;
+  let height = png ? head.readUInt32BE(20) : 800;
+  const scale = Math.min(1, 1568 / Math.max(width, height, 1));
+  width = Math.round(width * scale);
+  height = Math.round(height * scale);
+  return Math.max(1, Math.ceil((width * height) / 750));
+}
+
+/** Tokens of a block: characters / 4 of its JSON, with each image counted as the API counts it (not by its base64). */
+function blockTokens(value: unknown): number {
+  let images = 0;
+  const text = JSON.stringify(value ?? '', (key, item: unknown) => {
+    if (key === 'source' && item && typeof item === 'object' && (item as { type?: unknown }).type === 'base64') {
+      images += imageTokens(String((item as { data?: unknown }).data ?? ''));
+      return null;
+    }
+    return item;
+  });
+  return Math.ceil((text ?? '').length / 4) + images;
+}
+
 /** A block as the cache sees it: its content, without the breakpoint marker. */
 const withoutMarker = (block: unknown): unknown => {
   if (!block || typeof block !== 'object' || Array.isArray(block)) return block;
@@ -219,7 +244,7 @@ function segmentsOf(body: RequestBody): { block: unknown; tokens: number; breakp
   for (const message of body.messages ?? []) for (const block of blocksOf(message)) blocks.push({ role: message.role, ...block });
   const segments = blocks.map((block) => {
     const content = withoutMarker(block);
-    return { block: content, tokens: tokens(content), breakpoint: !!(block && typeof block === 'object' && (block as Record<string, unknown>)['cache_control']) };
+    return { block: content, tokens: blockTokens(content), breakpoint: !!(block && typeof block === 'object' && (block as Record<string, unknown>)['cache_control']) };
   });
   // The top-level cache_control places the breakpoint on the last block.
   if (body['cache_control'] && segments.length > 0) segments[segments.length - 1]!.breakpoint = true;
@@ -244,7 +269,7 @@ const LOOKBACK_BLOCKS = 20;
  * Usage numbers as the API reports them: each breakpoint whose prefix (tools, system, messages up
  * to it) reaches the model's minimum is written to the cache; a later request reads the longest
  * prefix it shares with an entry, looking up to 20 blocks back from each breakpoint. A breakpoint
- * on a shorter prefix caches nothing. Tokens are characters / 4 of each block's JSON.
+ * on a shorter prefix caches nothing. Tokens are characters / 4 of each block's JSON, an image as the API counts it (width × height / 750).
  */
 function simulatedUsage(body: RequestBody, content: unknown, cache: Map<string, number>, minimum: number): Record<string, number> {
   const segments = segmentsOf(body);
