@@ -1,11 +1,11 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReplay, Replay, REPORT_CSP } from '../../src/audit';
 import { labAccount } from '../../lab';
 import type { StepRecord } from '../../src/shared/run';
 import { verifyExport, type Store } from '../../src/store';
-import { runCli, type CliResult } from '../support/cli';
+import { REPO, runCli, type CliResult } from '../support/cli';
 import { EngineBench, RecordingApprovals } from '../support/engine';
 import { openReport, tempDir, type OpenedReport } from './support';
 
@@ -79,19 +79,40 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
     const { page } = report;
     const withShots = steps.filter((s) => s.screenshotHash !== null);
     expect(withShots.length).toBeGreaterThan(3);
+    // Each step's pictures: before, after (once its actions ran), and the full page at a gated step.
+    const picturesOf = (s: StepRecord) => [s.screenshotHash, s.afterScreenshotHash, s.fullPageHash].filter((h) => typeof h === 'string').length;
+    const pictures = steps.reduce((n, s) => n + picturesOf(s), 0);
     const images = page.locator('img[src^="data:image/png;base64,"]');
-    expect(await images.count()).toBe(withShots.length);
-    expect(await page.locator('img').count()).toBe(withShots.length);
+    expect(await images.count()).toBe(pictures);
+    expect(await page.locator('img').count()).toBe(pictures);
     // Every inline screenshot actually decodes.
     expect(await images.evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
     for (const s of steps) {
       const section = page.locator(`section#step-${s.index}`);
       await expect.poll(() => section.count()).toBe(1);
       expect(await section.locator('h2').innerText()).toMatch(new RegExp(`^Step ${s.index}`));
-      expect(await section.locator('img[src^="data:"]').count()).toBe(s.screenshotHash ? 1 : 0);
+      expect(await section.locator('img[src^="data:"]').count()).toBe(picturesOf(s));
       // The index links to it.
       expect(await page.locator(`nav.index a[href="#step-${s.index}"]`).count()).toBe(1);
     }
+  });
+
+  it('keeps an after picture at every step and the whole page at each gated step, shown in the report', async () => {
+    expect(steps.every((s) => typeof s.afterScreenshotHash === 'string')).toBe(true);
+    const gated = steps.filter((s) => s.actions.some((a) => a.verdict.verdict === 'needs_approval') || s.events.some((e) => e.type === 'commit_approved' || e.type === 'commit_denied'));
+    expect(gated.length).toBeGreaterThan(0);
+    for (const s of steps) expect(s.fullPageHash !== undefined, `step ${s.index}`).toBe(gated.includes(s));
+    const { page } = report;
+    for (const s of gated) expect(await page.locator(`section#step-${s.index} figure.fullpage .scroll img`).count()).toBe(1);
+    // The commit gate's judgement of the submit is in the requests pane with its rule.
+    const submit = gated.at(-1)!;
+    const requests = page.locator(`section#step-${submit.index} table.requests`);
+    if (submit.events.some((e) => e.request)) expect(await requests.innerText()).toMatch(/commit-gate:/);
+    await page.locator(`section#step-${submit.index}`).scrollIntoViewIfNeeded();
+    mkdirSync(join(REPO, 'test-artifacts/report'), { recursive: true });
+    await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-gated-step.png') });
+    await page.locator(`section#step-${submit.index} figure.fullpage`).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-full-page.png') });
   });
 
   it('the HTML made no requests, carries the strict CSP, and has a sticky step index', async () => {

@@ -1,6 +1,7 @@
 import { heldRequestLine, type ApprovalDecision, type CarriedValueOrigin, type HeldRequest } from '../../shared/clerk';
 import { commitGateRule } from '../../shared/verdict';
 import type { GateRecord } from '../guard/commit-gate';
+import { gateRequest, takePicture } from '../observe/step-evidence';
 import type { RunContext } from './run-context';
 import type { RunState } from './run-state';
 
@@ -29,6 +30,9 @@ export function takeDenial(state: RunState): string | undefined {
 
 function onRecord(run: RunContext, record: GateRecord): void {
   run.note(record.type, record.detail);
+  // The request as data for the replay's and report's requests pane (method, address, outcome, rule).
+  const noted = run.state.pendingEvents.at(-1);
+  if (noted?.type === record.type) noted.request = run.secrets.redact(gateRequest(record));
   if (record.type === 'commit_denied' && !run.state.denial) {
     run.state.denial = `Denied by ${record.decision?.by ?? 'the clerk'}: ${heldRequestLine(record)} was not sent`;
   }
@@ -36,6 +40,8 @@ function onRecord(run: RunContext, record: GateRecord): void {
 
 async function approveRequest(run: RunContext, held: HeldRequest, step: number | null): Promise<ApprovalDecision> {
   const redacted = run.secrets.redact(held);
+  // The whole page as the clerk is asked about the request; mid-navigation a picture can hang, so a short try.
+  run.state.gatedFullPage ??= (await takePicture(run.o.page, 'full page', 2_000)).png;
   await run.setStatus('awaiting_approval', `Waiting for approval: send ${heldRequestLine(redacted)} (${redacted.reason})`);
   try {
     const decision = await run.o.approvals.request({

@@ -5,6 +5,7 @@ import type { StepSource } from '../../shared/route';
 import type { ModelCall, StepAction, StepRecord } from '../../shared/run';
 import { TYPING_ACTIONS } from '../act/executor';
 import type { PageRead } from '../observe/page-read';
+import { PageErrorLog, takePicture } from '../observe/step-evidence';
 import { isFinalReviewPage } from '../portal/page-kind';
 import { applicationNumbersIn, proofOnPage, type DoneProof } from './done-proof';
 import { judgeGate, takeDenial } from './gate-judge';
@@ -40,10 +41,13 @@ interface StepStart {
 export class RunLoop {
   private readonly limits: RunLimits;
   private readonly ctx: RunContext;
+  /** The page's own errors, kept with the step they happen in. */
+  private readonly pageErrors: PageErrorLog;
 
   constructor(o: RunLoopOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...o.limits };
     this.ctx = new RunContext(o);
+    this.pageErrors = new PageErrorLog(this.ctx.now).attach(o.page.context());
     judgeGate(this.ctx);
   }
 
@@ -154,6 +158,12 @@ export class RunLoop {
   private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[]; after?: Uint8Array | null; source?: StepSource }): Promise<void> {
     const { o, state, secrets } = this.ctx;
     const observation = secrets.redact(start.observation);
+    const events = [...state.pendingEvents.splice(0), ...this.pageErrors.take()];
+    // The after picture, once the actions ran and the page settled; at a gated step, the whole page as the clerk was asked.
+    const after = parts.after ? { png: parts.after } : await takePicture(o.page, 'after');
+    if (after.problem) events.push({ type: 'screenshot_failed', message: after.problem, at: this.ctx.now().toISOString() });
+    const pictures = { after: after.png, fullPage: state.gatedFullPage };
+    state.gatedFullPage = null;
     const step: StepRecord = secrets.redact({
       runId: o.runId,
       index: state.step,
@@ -162,14 +172,15 @@ export class RunLoop {
       observation,
       observationHash: digest(observation),
       screenshotHash: start.screenshot ? sha256Hex(start.screenshot) : null,
-      ...(parts.after ? { afterScreenshotHash: sha256Hex(parts.after) } : {}),
+      afterScreenshotHash: pictures.after ? sha256Hex(pictures.after) : null,
+      ...(pictures.fullPage ? { fullPageHash: sha256Hex(pictures.fullPage) } : {}),
       reasoning: parts.reasoning,
       model: parts.model,
       ...(parts.source ? { source: parts.source } : {}),
       actions: parts.actions,
-      events: state.pendingEvents.splice(0),
+      events,
     });
-    await o.recorder.recordStep(step, start.screenshot, parts.after ? { after: parts.after } : undefined);
+    await o.recorder.recordStep(step, start.screenshot, { after: pictures.after, fullPage: pictures.fullPage });
     o.listener?.step?.(step);
     state.step += 1;
   }

@@ -39,6 +39,8 @@ export interface RunState {
   lastScreenshot: Uint8Array | null;
   /** A request the gate held was denied: the run ends once the action that caused it is recorded. */
   denial: string | undefined;
+  /** The whole page as the clerk was first asked about it in this step (kept with the step). */
+  gatedFullPage: Uint8Array | null;
 }
 
 export function newRunState(firstStep: number, clerkValues: Record<string, string>): RunState {
@@ -61,5 +63,6 @@ export function newRunState(firstStep: number, clerkValues: Record<string, strin
     submissionCleared: false,
     lastScreenshot: null,
     denial: undefined,
+    gatedFullPage: null,
   };
 }

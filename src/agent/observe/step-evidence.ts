@@ -10,6 +10,9 @@ import type { StepEvent } from '../../shared/run';
  * as one small hook when it records a step.
  */
 
+/** Held when a picture is taken: password and one-time-code boxes (as the loop's before picture masks them). */
+export const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
+
 /** Most page errors kept per step (a page logging in a loop would otherwise fill the record). */
 const MAX_ERRORS_PER_STEP = 20;
 const MAX_MESSAGE = 300;
@@ -71,40 +74,23 @@ export function gateRequest(record: GateRecord): NonNullable<StepEvent['request'
   return { method: record.method, url: shorten(record.url), outcome, rule: `commit-gate:${record.rule}` };
 }
 
-export interface StepPictureOptions {
-  /** Held when a picture is taken: password and one-time-code boxes. */
-  mask: (page: Page) => Locator[];
-  /** The step was gated (a needs_approval verdict or a held commit request): take the full page too. */
-  gated: boolean;
-  timeoutMs?: number;
+/** Password and one-time-code boxes of a page, masked in every picture. */
+export function maskedInputs(page: Page): Locator[] {
+  return [page.locator(MASKED_INPUTS)];
 }
 
-export interface StepPicturesTaken {
-  after: Uint8Array | null;
-  fullPage: Uint8Array | null;
-  /** Why a picture could not be taken (the page was gone, it did not settle in time). */
-  problems: string[];
-}
+export type Picture = { png: Uint8Array; problem?: undefined } | { png: null; problem: string };
 
-/** The after picture (viewport) and, at a gated step, the full page; a failure is reported, never thrown. */
-export async function takeStepPictures(page: Page, options: StepPictureOptions): Promise<StepPicturesTaken> {
-  const timeout = options.timeoutMs ?? 10_000;
-  const problems: string[] = [];
-  const take = async (fullPage: boolean): Promise<Uint8Array | null> => {
-    try {
-      return await page.screenshot({ type: 'png', fullPage, mask: options.mask(page), timeout });
-    } catch (err) {
-      problems.push(`${fullPage ? 'full-page' : 'after'} picture not taken: ${(err as Error).message.split('\n')[0]}`);
-      return null;
-    }
-  };
-  if (page.isClosed()) return { after: null, fullPage: null, problems: ['the page was closed: no after picture'] };
-  const after = await take(false);
-  const fullPage = options.gated ? await take(true) : null;
-  return { after, fullPage, problems };
-}
-
-/** Whether a step was gated: an action needed the clerk's approval, or the commit gate held a request for it. */
-export function isGatedStep(actions: readonly { verdict: { verdict: string } }[], events: readonly StepEvent[]): boolean {
-  return actions.some((a) => a.verdict.verdict === 'needs_approval') || events.some((e) => e.type === 'commit_approved' || e.type === 'commit_denied');
+/**
+ * One picture of the page: the viewport (the after picture, once a step's actions ran and the
+ * page settled) or the whole page (at a gated step, taken as the clerk is asked). A failure is
+ * answered, never thrown: a picture must not end a run.
+ */
+export async function takePicture(page: Page, kind: 'after' | 'full page', timeoutMs = 10_000): Promise<Picture> {
+  if (page.isClosed()) return { png: null, problem: `${kind} picture not taken: the page was closed` };
+  try {
+    return { png: await page.screenshot({ type: 'png', fullPage: kind === 'full page', mask: maskedInputs(page), timeout: timeoutMs }) };
+  } catch (err) {
+    return { png: null, problem: `${kind} picture not taken: ${(err as Error).message.split('\n')[0]}` };
+  }
 }

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../src/agent/browser/chromium';
-import { gateRequest, isGatedStep, PageErrorLog, takeStepPictures } from '../../../src/agent/observe/step-evidence';
+import { gateRequest, PageErrorLog, takePicture } from '../../../src/agent/observe/step-evidence';
 
 /** The loop's step evidence in real Chromium: page errors as they happen, the after and full-page pictures. */
 let browser: Browser;
@@ -33,24 +33,22 @@ describe('step evidence', () => {
     await page.close();
   }, 30_000);
 
-  it('takes the after picture of the viewport and, at a gated step only, the whole page, with password boxes masked', async () => {
+  it('takes the after picture of the viewport and the whole page, password boxes masked, and answers a closed page', async () => {
     const page = await context.newPage();
     await page.setContent(`<body style="margin:0"><div style="height:2400px;background:linear-gradient(#fff,#036)">tall</div><input type="password" value="hunter2hunter2"></body>`);
-    const mask = (p: typeof page) => [p.locator('input[type=password]')];
-    const plain = await takeStepPictures(page, { mask, gated: false });
-    expect(plain.problems).toEqual([]);
-    expect(pngHeight(plain.after!)).toBe(600);
-    expect(plain.fullPage).toBeNull();
-    const gated = await takeStepPictures(page, { mask, gated: true });
-    expect(pngHeight(gated.fullPage!)).toBeGreaterThan(2400);
+    const after = await takePicture(page, 'after');
+    expect(after.problem).toBeUndefined();
+    expect(pngHeight(after.png!)).toBe(600);
+    const whole = await takePicture(page, 'full page');
+    expect(pngHeight(whole.png!)).toBeGreaterThan(2400);
+    // The password box is masked: the picture differs from one taken without the mask.
+    const unmasked = await page.screenshot({ type: 'png', fullPage: true });
+    expect(Buffer.from(whole.png!).equals(unmasked)).toBe(false);
     await page.close();
-    expect(await takeStepPictures(page, { mask, gated: true })).toEqual({ after: null, fullPage: null, problems: ['the page was closed: no after picture'] });
+    expect(await takePicture(page, 'after')).toEqual({ png: null, problem: 'after picture not taken: the page was closed' });
   }, 30_000);
 
-  it('reads a gated step and the gate’s judgements as the requests pane does', () => {
-    expect(isGatedStep([{ verdict: { verdict: 'allow' } }], [])).toBe(false);
-    expect(isGatedStep([{ verdict: { verdict: 'needs_approval' } }], [])).toBe(true);
-    expect(isGatedStep([], [{ type: 'commit_denied', message: '', at: '' }])).toBe(true);
+  it('reads the gate’s judgements as the requests pane does', () => {
     const base = { method: 'POST', url: 'https://shops.lab.portal-desk.test/renewal/submit', rule: 'submit-path', detail: '', submission: true, step: 4 };
     expect(gateRequest({ ...base, type: 'commit_pre_approved' })).toEqual({ method: 'POST', url: base.url, outcome: 'sent', rule: 'commit-gate:submit-path' });
     expect(gateRequest({ ...base, type: 'commit_denied' }).outcome).toBe('denied');

@@ -1,4 +1,5 @@
 import { describeAction } from '../../../shared/describe-action';
+import { takePicture } from '../../observe/step-evidence';
 import { failed } from '../outcomes';
 import { ended, next, type ActionStage } from './pending-action';
 
@@ -10,6 +11,8 @@ export const approvalStage: ActionStage = {
     const { action, element, verdict } = p;
     const { approvals, runId } = run.o;
     const state = run.state;
+    // The whole page the clerk is asked about, kept with the step (the first ask of a step, before anything runs).
+    state.gatedFullPage ??= (await takePicture(run.o.page, 'full page')).png;
     await run.setStatus('awaiting_approval', `Waiting for approval: ${describeAction(action, element)} (${verdict.reason})`);
     const decision = await approvals.request({
       runId,
