@@ -49,8 +49,10 @@ export async function planPurge(store: Store, options: { olderThanMs: number; no
   for (const run of runs) {
     const steps = await store.listSteps(run.id);
     for (const step of steps) {
-      if (step.screenshotHash === null) continue;
-      (scopeIds.has(run.id) ? candidates : keptElsewhere).add(step.screenshotHash);
+      // Every picture of the step: before, after, and the full page at a gated step (purge drops them all).
+      for (const hash of [step.screenshotHash, step.afterScreenshotHash, step.fullPageHash]) {
+        if (typeof hash === 'string') (scopeIds.has(run.id) ? candidates : keptElsewhere).add(hash);
+      }
     }
     if (scopeIds.has(run.id)) {
       for (const step of steps) if (await store.getModelPayload(run.id, step.index)) modelPayloads += 1;

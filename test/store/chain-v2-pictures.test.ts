@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { planPurge } from '../../src/audit';
 import { sha256Hex } from '../../src/base/canonical-json';
 import type { StepRecord } from '../../src/shared/run';
 import { eventChainJson, eventHash, verifyExport, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
@@ -121,6 +122,8 @@ eachStore('after and full-page pictures in the store', (kind) => {
 
   it("purge removes after and full-page pictures, names them in its chained record, and they verify as purged", async () => {
     const { store, steps } = await finishedRun(kind);
+    // purge --dry-run counts what purge drops: every picture of every step.
+    expect(await planPurge(store, { olderThanMs: 0, now: new Date('2026-09-01T00:00:00.000Z') })).toMatchObject({ screenshots: 9 });
     const result = await store.purge({ olderThanMs: 0, now: new Date('2026-09-01T00:00:00.000Z') });
     expect(result.screenshots).toBe(9);
     const purge = (await store.auditTrail(RUN)).at(-1)!;
