@@ -133,7 +133,6 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     inputs: services.inputs,
     ...(services.takeOvers ? { takeOvers: services.takeOvers } : {}),
     credentials: services.credentials,
-    approveMode: request.approveMode,
     limits: request.limits,
     listener: request.listener,
     firstStep,

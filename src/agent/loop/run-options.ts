@@ -4,7 +4,7 @@ import type { ApprovalGate, InputSource, TakeOverDesk } from '../../shared/clerk
 import type { CredentialSource, LoginStateStore } from '../../shared/credentials';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { RunRecorder } from '../../shared/recorder';
-import type { ApproveMode, RunStatus, StepRecord } from '../../shared/run';
+import type { RunStatus, StepRecord } from '../../shared/run';
 import type { Planner } from '../decide/planner';
 import type { CommitGate } from '../guard/commit-gate';
 import type { Observer } from '../observe/page-read';
@@ -37,7 +37,6 @@ export interface RunLoopOptions {
   /** Where the clerk takes the portal over (a bot check pauses for it; the clerk may ask). Without one a bot check ends the run `blocked`. */
   takeOvers?: TakeOverDesk;
   credentials: CredentialSource;
-  approveMode: ApproveMode;
   limits?: Partial<RunLimits>;
   listener?: RunListener;
   /** The step index to start at (a resumed run continues its numbering). */
