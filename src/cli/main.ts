@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   resume: { summary: 'continue a run whose process stopped, from what the store holds', load: async () => (await import('./commands/resume')).resumeCommand },
   worker: { summary: 'join the office queue: take cases one at a time (PORTAL_DESK_DATABASE_URL), resume those of a desk that stopped', load: async () => (await import('./commands/worker')).workerCommand },
   enqueue: { summary: "put case files on the office queue (now, or --monthly)", load: async () => (await import('./commands/enqueue')).enqueueCommand },
+  waits: { summary: "what the office's runs wait for (approvals, codes), answered from any desk", load: async () => (await import('./commands/waits')).waitsCommand },
   lab: { summary: 'serve the portal lab (the demo portals) and print its URLs', load: async () => (await import('./commands/lab')).labCommand },
   eval: { summary: 'run an evaluation suite (lab, attacks, faults) and print verdicts', load: async () => (await import('./commands/eval')).evalCommand },
   verify: { summary: 'check that a recorded run (or its export file) was not edited', load: async () => (await import('./commands/verify')).verifyCommand },

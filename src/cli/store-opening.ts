@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { openStore, StoreOpenError, type Store } from '../store';
+import { officeDatabaseUrl, openConfiguredStore, openStore, StoreOpenError, type Store } from '../store';
 import { UsageError } from './cli-error';
 
 /**
@@ -15,6 +15,21 @@ export function openCommandStore(path: string, mode: 'read' | 'write', options: 
   }
   try {
     return openStore(path, { readOnly: mode === 'read' });
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw new UsageError(`${err.message}. Nothing was changed.`);
+    throw err;
+  }
+}
+
+/**
+ * The store a command uses: the office's PostgreSQL store when PORTAL_DESK_DATABASE_URL names
+ * one (every desk's runs in one place; `--db` is not used then), otherwise the SQLite file as
+ * `openCommandStore` opens it. Failures are the same one-line UsageError (exit 2).
+ */
+export async function openDeskStore(path: string, mode: 'read' | 'write', options: { mustExist?: boolean } = {}): Promise<Store> {
+  if (officeDatabaseUrl() === null) return openCommandStore(path, mode, options);
+  try {
+    return await openConfiguredStore({ dbPath: path, readOnly: mode === 'read' });
   } catch (err) {
     if (err instanceof StoreOpenError) throw new UsageError(`${err.message}. Nothing was changed.`);
     throw err;

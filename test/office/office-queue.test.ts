@@ -54,7 +54,7 @@ describe.skipIf(!postgresBin())('the office queue: two desks, one PostgreSQL', (
           if (run && run.status === 'running' && run.stepCount >= target) return { runId, step: run.stepCount };
         }
         return null;
-      }, 300_000);
+      }, 240_000, () => `victim desk (pid ${victim.pid}):\n${victim.stderr().slice(-3000)}\n---- steady desk:\n${steady.stderr().slice(-2000)}`);
       victim.kill();
       await victim.exited;
       kills.push({ pid: victim.pid, ...found, at: Date.now() });
@@ -107,12 +107,12 @@ describe.skipIf(!postgresBin())('the office queue: two desks, one PostgreSQL', (
   });
 });
 
-async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs: number): Promise<T> {
+async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs: number, explain: () => string): Promise<T> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     const value = await probe();
     if (value !== null) return value;
     await sleep(150);
   }
-  throw new Error('timed out waiting');
+  throw new Error(`timed out waiting for the victim desk's run to reach its step:\n${explain()}`);
 }

@@ -15,7 +15,7 @@ import { CredentialChain } from '../../vault';
 import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
-import { openCommandStore } from '../store-opening';
+import { openDeskStore } from '../store-opening';
 import { openCommandVault } from '../vault-opening';
 import { runningLab } from './run';
 
@@ -94,7 +94,7 @@ export async function batchCommand(args: string[]): Promise<number> {
   // Opened before anything starts (an unusable vault leaves no store behind); everything after
   // the store is inside the cleanup below.
   const { vault, loginStates } = await openCommandVault();
-  const store = openCommandStore(dbPath, 'write');
+  const store = await openDeskStore(dbPath, 'write');
   const labHandle = new LabHandle();
   const browsers = new Map<string, Promise<Browser>>();
   const browserFor = (hostResolverRules: string | undefined): Promise<Browser> => {

@@ -2,7 +2,7 @@ import { formatBytes, parseAge, planPurge } from '../../audit';
 import { defaultDbPath } from '../../store';
 import { parseCommandArgs } from '../args';
 import { EXIT, UsageError } from '../cli-error';
-import { openCommandStore } from '../store-opening';
+import { openDeskStore } from '../store-opening';
 
 const HELP = `portal-desk purge --older-than AGE [--db PATH] [--dry-run]
 
@@ -29,7 +29,7 @@ export async function purgeCommand(args: string[]): Promise<number> {
   if (!age) throw new UsageError(`--older-than takes a whole number and a unit: 90d, 36h or 30m (got "${values['older-than'].slice(0, 40)}")`);
   const dbPath = values.db ?? defaultDbPath();
   // A dry run only reads; a purge writes (and refuses a store it cannot write, in one line).
-  const store = openCommandStore(dbPath, values['dry-run'] ? 'read' : 'write', { mustExist: true });
+  const store = await openDeskStore(dbPath, values['dry-run'] ? 'read' : 'write', { mustExist: true });
   try {
     const now = new Date();
     if (values['dry-run']) {

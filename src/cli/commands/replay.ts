@@ -21,7 +21,7 @@ import { dataFolder, defaultVaultDir, openVault } from '../../vault';
 import { parseCommandArgs } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { refuseUnlessRegularFile } from '../regular-file';
-import { openCommandStore } from '../store-opening';
+import { openDeskStore } from '../store-opening';
 import { verdictLines } from './verify';
 
 const HELP = `portal-desk replay RUN_ID [--db PATH] [options]
@@ -114,7 +114,7 @@ async function loadEvidence(target: string, db: string | undefined, exportJson: 
       throw err;
     }
   }
-  const store = openCommandStore(db ?? defaultDbPath(), 'read');
+  const store = await openDeskStore(db ?? defaultDbPath(), 'read');
   try {
     return await loadRunEvidence(store, target);
   } catch (err) {

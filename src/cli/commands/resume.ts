@@ -12,7 +12,7 @@ import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { formatStep } from '../step-log';
-import { openCommandStore } from '../store-opening';
+import { openDeskStore } from '../store-opening';
 import { openCommandVault } from '../vault-opening';
 import { parseAnswers, runningLab } from './run';
 
@@ -76,7 +76,7 @@ export async function resumeCommand(args: string[]): Promise<number> {
 
   const dbPath = values.db ?? defaultDbPath();
   const { vault, loginStates } = await openCommandVault();
-  const store = openCommandStore(dbPath, 'write', { mustExist: true });
+  const store = await openDeskStore(dbPath, 'write', { mustExist: true });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const labHandle = new LabHandle();
   try {

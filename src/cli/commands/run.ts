@@ -15,7 +15,7 @@ import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { formatStep } from '../step-log';
-import { openCommandStore } from '../store-opening';
+import { openDeskStore } from '../store-opening';
 import { openCommandVault } from '../vault-opening';
 
 const HELP = `portal-desk run --case FILE [options]
@@ -88,7 +88,7 @@ export async function runCommand(args: string[]): Promise<number> {
   // the command in one line (and an unusable vault leaves no store behind); everything started
   // after the store is inside the cleanup below.
   const { vault, loginStates } = await openCommandVault();
-  const store = openCommandStore(dbPath, 'write');
+  const store = await openDeskStore(dbPath, 'write');
   const routes = values['no-route'] ? undefined : routesOf(store);
   const labHandle = new LabHandle();
   let browser: Browser | undefined;

@@ -3,7 +3,7 @@ import { defaultDbPath, RunExportFormatError, verifyExport, type ChainRecordRef,
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { refuseUnlessRegularFile } from '../regular-file';
-import { openCommandStore } from '../store-opening';
+import { openDeskStore } from '../store-opening';
 
 const HELP = `portal-desk verify RUN_ID... [--db PATH]
 portal-desk verify FILE... [--expect-head HASH]
@@ -100,7 +100,7 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
   return {
     target,
     run: async () => {
-      const store = openCommandStore(dbPath, 'read');
+      const store = await openDeskStore(dbPath, 'read');
       try {
         const run = await store.getRun(target);
         if (!run) throw new UsageError(`no run "${shownArg(target)}" in ${dbPath}; check the run id and --db`);

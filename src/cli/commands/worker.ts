@@ -4,6 +4,7 @@ import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
 import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { OfficeWorker, type CaseExecutor } from '../../service/office-queue';
+import { OfficeWaits } from '../../service/office-waits';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
 import type { CaseFile } from '../../shared/case-file';
@@ -27,7 +28,9 @@ check the applications list before any second submit). Needs PORTAL_DESK_DATABAS
 from this desk's own vault. Ctrl-C stops taking cases; the case running finishes first.
 
   --model rules|anthropic     planner (default rules)
-  --approve ask|all|none      gated actions: ask on this terminal (default); all/none are for demos and tests
+  --approve ask|office|all|none  gated actions: ask on this terminal (default); office: any clerk of the office
+                              answers (approvals and codes are rows in the office database: "portal-desk waits");
+                              all/none are for demos and tests
   --slots N                   cases this desk runs at once (default 1, at most 8)
   --lab-url URL               lab portals: the lab every desk shares (as "portal-desk lab" prints);
                               without it each desk starts a lab of its own
@@ -57,7 +60,8 @@ export async function workerCommand(args: string[]): Promise<number> {
     return EXIT.ok;
   }
   const planner = oneOf('model', values.model, PLANNER_KINDS, 'rules');
-  const approveMode = oneOf('approve', values.approve, ['ask', 'all', 'none'] as const, 'ask');
+  const approveChoice = oneOf('approve', values.approve, ['ask', 'office', 'all', 'none'] as const, 'ask');
+  const approveMode = approveChoice === 'office' ? 'ask' : approveChoice;
   const slots = positiveInt('slots', values.slots, 1, 8);
   const heartbeatMs = positiveInt('heartbeat', values.heartbeat, 2, 60) * 1000;
   const staleMs = positiveInt('stale', values.stale, 15, 3600) * 1000;
@@ -90,6 +94,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     return b;
   };
   let worker: OfficeWorker | undefined;
+  let waits: OfficeWaits | undefined;
   const queue = await openOfficeQueue(url, { supervise: true, log }).catch(async (err: unknown) => {
     await store.close();
     throw err;
@@ -107,8 +112,10 @@ export async function workerCommand(args: string[]): Promise<number> {
     await store.markInterrupted();
     const warning = autoApprovalWarning(approveMode);
     if (warning) log(warning);
-    const approvals = new TerminalApprovals(approveMode, log);
-    const inputs = new TerminalInputs(values['otp-command'], {});
+    const deskName = { id: '' };
+    waits = approveChoice === 'office' ? await OfficeWaits.open(url) : undefined;
+    const approvals = waits ? waits.approvals(deskName) : new TerminalApprovals(approveMode, log);
+    const inputs = waits && values['otp-command'] === undefined ? waits.inputs(deskName) : new TerminalInputs(values['otp-command'], {});
     const execute: CaseExecutor = async (caseFile: CaseFile, resume, onStart) => {
       const base = loadPortalProfile(caseFile.portal);
       const lab = labPortalId(base);
@@ -156,6 +163,7 @@ export async function workerCommand(args: string[]): Promise<number> {
       return { runId: finished.runId, status: finished.status, reason: finished.reason, applicationNumber: finished.applicationNumber };
     };
     worker = new OfficeWorker({ queue, store, url, execute, slots, heartbeatMs, staleMs, exitWhenIdleMs: drainMs, log });
+    deskName.id = worker.deskId;
     log(`worker: desk ${worker.deskId} joined the office queue (${slots} slot(s), model ${planner}, store ${store.path})`);
     await worker.run();
     const done = worker.outcomes.filter((o) => o.outcome === 'done').length;
@@ -165,6 +173,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     for (const b of browsers.values()) await (await b.catch(() => null))?.close().catch(() => undefined);
+    await waits?.close();
     await queue.close();
     await store.close();
     await labHandle.stop();

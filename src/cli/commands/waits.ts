@@ -1,0 +1,87 @@
+import { DATABASE_URL_ENV } from '../../store';
+import { OfficeWaits, type OfficeWait } from '../../service/office-waits';
+import { heldRequestLine, type ApprovalRequest, type InputRequest } from '../../shared/clerk';
+import { parseCommandArgs, shownArg } from '../args';
+import { EXIT, UsageError } from '../cli-error';
+import { officeUrl } from './office-store';
+import { errorText } from '../../base/error-text';
+
+const HELP = `portal-desk waits [list | approve ID | deny ID | type ID] [options]
+
+What the office's runs wait for (PORTAL_DESK_DATABASE_URL): approvals, one-time codes and
+missing values, whichever desk's run asks. The run keeps its browser at its own desk; the answer
+given here reaches it at once. The first clerk to answer a wait wins.
+
+  list (default)              the open waits, oldest first (--json for data)
+  approve ID | deny ID        decide an approval (--by NAME, --note TEXT)
+  type ID                     answer a code or a missing value: read from stdin (not echoed, never kept
+                              in the office database once the run has read it)
+  --by NAME                   who decides (default: $USER)
+  --note TEXT                 a note kept with the decision
+  --json                      print as JSON`;
+
+export async function waitsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { by: { type: 'string' }, note: { type: 'string' }, json: { type: 'boolean' } }, true);
+  if (values.help) {
+    console.log(HELP);
+    return EXIT.ok;
+  }
+  const [verb = 'list', id] = positionals;
+  if (!['list', 'approve', 'deny', 'type'].includes(verb)) throw new UsageError(`unknown waits action "${shownArg(verb)}" (list, approve, deny, type)`);
+  if (verb !== 'list' && (!id || !/^\d+$/.test(id))) throw new UsageError(`"waits ${verb}" needs the wait's ID (a number, as "portal-desk waits" lists it)`);
+  const url = officeUrl('waits');
+  const by = values.by ?? process.env.USER ?? 'clerk';
+  let waits: OfficeWaits;
+  try {
+    waits = await OfficeWaits.open(url);
+  } catch (err) {
+    throw new UsageError(`Could not open the office's waits (${DATABASE_URL_ENV}): ${errorText(err).split('\n')[0]}`);
+  }
+  try {
+    if (verb === 'list') {
+      const open = await waits.open();
+      if (values.json) console.log(JSON.stringify(open, null, 2));
+      else if (open.length === 0) console.log('nothing waits for a clerk');
+      else for (const w of open) console.log(waitLine(w));
+      return EXIT.ok;
+    }
+    const wait = await waits.get(id!);
+    if (!wait) throw new UsageError(`no wait ${id}`);
+    let ok: boolean;
+    if (verb === 'type') {
+      if (wait.kind !== 'input') throw new UsageError(`wait ${id} is an approval: use "waits approve ${id}" or "waits deny ${id}"`);
+      const value = (await readStdin()).replace(/\r?\n$/, '');
+      ok = await waits.type(id!, value === '' ? null : value, by);
+    } else {
+      if (wait.kind !== 'approval') throw new UsageError(`wait ${id} asks for a value: use "waits type ${id}"`);
+      ok = await waits.decide(id!, { decision: verb === 'approve' ? 'approve' : 'deny', by, ...(values.note ? { note: values.note } : {}) });
+    }
+    if (!ok) {
+      console.error(`wait ${id} was already answered${wait.answeredBy ? ` by ${wait.answeredBy}` : ''}; nothing changed`);
+      return EXIT.notDone;
+    }
+    console.error(`wait ${id} answered (${verb}) by ${by}; the run at desk ${wait.deskId} goes on`);
+    return EXIT.ok;
+  } finally {
+    await waits.close();
+  }
+}
+
+function waitLine(w: OfficeWait): string {
+  if (w.kind === 'approval') {
+    const p = w.prompt as Partial<ApprovalRequest>;
+    const what = p.request ? heldRequestLine(p.request) : (p.element ?? p.action?.type ?? 'an action');
+    return `${w.id}  approval  run ${w.runId} step ${w.step} at ${w.deskId}: ${what} (${p.verdict?.reason ?? ''})`;
+  }
+  const p = w.prompt as Partial<InputRequest>;
+  return `${w.id}  ${p.kind ?? 'input'}  run ${w.runId} step ${w.step} at ${w.deskId}: ${p.question ?? ''}${w.secret ? ' (secret: typed, not shown)' : ''}`;
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d: string) => (text += d));
+    process.stdin.on('end', () => resolve(text));
+  });
+}
