@@ -4,4 +4,4 @@
  * use it. Its host match must end at the browser vendor's domain, so a page's request to a
  * look-alike such as fonts.googleapis.com.evil.example stays in view.
  */
-export { isBrowserNoise, visibleEvents } from '../shared/browser-noise';
+export { visibleEvents } from '../shared/browser-noise';

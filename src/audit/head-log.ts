@@ -21,7 +21,7 @@ import { anchorHead, type ChainRecordRef } from '../store';
  * verified run's head; `portal-desk verify RUN|EXPORT --heads FILE` checks a run against every
  * head the log keeps for it.
  */
-export const HEAD_LOG_HEADER =
+const HEAD_LOG_HEADER =
   '# Portal Desk head log: <kept at (UTC)> <run id> <records> <head sha256> <status> <link: sha256 of the previous link and this line>. Append only; keep a copy off this machine.\n';
 
 /** The link before a log's first line. */
@@ -133,7 +133,7 @@ export function appendHead(path: string, entry: Omit<HeadLogEntry, 'line' | 'lin
   return line.trimEnd();
 }
 
-export type HeadCheck =
+type HeadCheck =
   | { ok: true; entries: number; latest: HeadLogEntry | null; unanchored: number; logLines: number; logLink: string; unlinkedLines: number }
   | { ok: false; entry: HeadLogEntry; problem: string; where: 'log' | 'head' };
 

@@ -10,7 +10,7 @@ export class SafeHtml {
   }
 }
 
-export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
+type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 

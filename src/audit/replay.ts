@@ -19,7 +19,7 @@ export const REPLAY_FORMAT = 'portal-desk.replay' as const;
 export const REPLAY_VERSION = 1 as const;
 
 /** The chain's verdict, as the store's `verifyRun` / `verifyExport` gave it. */
-export const ReplayVerify = z.discriminatedUnion('ok', [
+const ReplayVerify = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
     /** 1: the older chain (identity and steps only); 2: every fact the report shows. */
@@ -50,7 +50,7 @@ export type ReplayVerify = z.infer<typeof ReplayVerify>;
  * `purged`: retention dropped the bytes (the hash stays in the chain); `missing`: no record of
  * it at all; `altered`: bytes are there but are not the ones the chain names.
  */
-export const ScreenshotState = z.enum(['present', 'purged', 'missing', 'altered']);
+const ScreenshotState = z.enum(['present', 'purged', 'missing', 'altered']);
 export type ScreenshotState = z.infer<typeof ScreenshotState>;
 
 export const ReplayScreenshot = z.object({
@@ -97,7 +97,7 @@ export type ReplayAction = z.infer<typeof ReplayAction>;
 export const StepIntegrity = z.enum(['verified', 'broken', 'unverified']);
 export type StepIntegrity = z.infer<typeof StepIntegrity>;
 
-export const ReplayPage = z.object({
+const ReplayPage = z.object({
   url: z.string(),
   title: z.string(),
   flowStep: z.string().nullable(),
@@ -111,7 +111,7 @@ export const ReplayPage = z.object({
 });
 export type ReplayPage = z.infer<typeof ReplayPage>;
 
-export const ReplayRequest = z.object({
+const ReplayRequest = z.object({
   at: z.string(),
   outcome: z.enum(['sent', 'refused', 'denied']),
   by: z.enum(['egress lock', 'network lock', 'commit gate']),

@@ -15,7 +15,7 @@ import { finalScan, type SecretGuardOptions } from './secret-scan';
  */
 export const REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'";
 
-export interface ReportOptions extends SecretGuardOptions {
+interface ReportOptions extends SecretGuardOptions {
   /** The PNG for a screenshot hash (only bytes that match their hash should be given). */
   screenshot?: (sha256: string) => Uint8Array | null | undefined;
   /** The office's locale and time zone for times shown (default: this machine's); UTC is in each time's tooltip. */

@@ -10,7 +10,7 @@ import type { PurgeResult, Store } from '../store';
 const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
 const UNIT_WORD = { d: 'day', h: 'hour', m: 'minute' } as const;
 
-export interface Age {
+interface Age {
   ms: number;
   /** "90 days" */
   text: string;
@@ -26,7 +26,7 @@ export function parseAge(text: string): Age | null {
 }
 
 /** What a purge would do; `runs` counts every run in scope, including ones purged before. */
-export interface PurgePlan extends PurgeResult {
+interface PurgePlan extends PurgeResult {
   /** Ids of the runs that ended before the cutoff. */
   runIds: string[];
 }

@@ -7,7 +7,7 @@ import type { Replay } from './replay';
 import { renderReportHtml, reportFileName } from './report-html';
 import { finalScan, type SecretGuardOptions } from './secret-scan';
 
-export interface RunReport {
+interface RunReport {
   html: string;
   fileName: string;
   replay: Replay;
@@ -25,7 +25,7 @@ export function replayJson(replay: Replay, options: SecretGuardOptions = {}): st
   return finalScan(`${JSON.stringify(replay, null, 2)}\n`, options, 'the replay JSON');
 }
 
-export interface SavedReport {
+interface SavedReport {
   /** Where the report was written (owner-only, 0600). */
   path: string;
   fileName: string;

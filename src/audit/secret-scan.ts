@@ -10,10 +10,10 @@ import { PortalDeskError } from '../base/portal-desk-error';
 export class SecretInReportError extends PortalDeskError {}
 
 /** Shorter values would match ordinary text everywhere (the store ignores them too). */
-export const MIN_SCANNED_SECRET_LENGTH = 3;
+const MIN_SCANNED_SECRET_LENGTH = 3;
 
 /** Scans `text` and throws; the hook a caller may replace (e.g. to also scan for a hash of the secret). */
-export type SecretScan = (text: string, secrets: readonly string[], what: string) => void;
+type SecretScan = (text: string, secrets: readonly string[], what: string) => void;
 
 /**
  * Throws SecretInReportError when `text` holds any of `secrets` as written, HTML-escaped or

@@ -8,7 +8,7 @@ import { promptLine } from './terminal-prompt';
 const run = promisify(execFile);
 
 /** Names the run a question comes from ("case X, client Y") when several runs share the terminal. */
-export type RunName = (runId: string) => string | undefined;
+type RunName = (runId: string) => string | undefined;
 
 /** " (case X)" after a prompt's first words, when the run has a name. */
 function whose(name: RunName | undefined, runId: string): string {

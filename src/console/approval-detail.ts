@@ -14,7 +14,7 @@ const MAX_FULL_PAGE_PX = 6000;
  * (the card scrolls it), and on a final-review page every value the page says it will submit next
  * to the case value it came from. Read by the console only; nothing here reaches the model.
  */
-export interface ApprovalReading {
+interface ApprovalReading {
   fullPagePng: Buffer | null;
   review: ReviewRow[] | null;
 }

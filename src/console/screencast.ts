@@ -1,6 +1,6 @@
 import type { CDPSession, Page } from 'playwright-core';
 
-export interface ScreencastOptions {
+interface ScreencastOptions {
   /** Least time between two frames: Chromium sends the next frame only after the ack, which waits this long. */
   frameIntervalMs?: number;
   quality?: number;

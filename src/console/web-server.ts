@@ -9,15 +9,15 @@ import { RequestChecks } from './request-checks';
 import { errorMessage } from '../base/error-text';
 
 /** The built renderer (`npm run build`), served as the browser console. */
-export const DEFAULT_RENDERER_DIR = resolve(__dirname, '../../out/renderer');
+const DEFAULT_RENDERER_DIR = resolve(__dirname, '../../out/renderer');
 
 /** What the server needs of the console service (ConsoleService has it). */
-export interface ConsoleEndpoint {
+interface ConsoleEndpoint {
   handle(method: string, params: unknown): Promise<unknown>;
   subscribe(listener: (event: ConsoleEvent) => void): () => void;
 }
 
-export interface ConsoleServerOptions {
+interface ConsoleServerOptions {
   service: ConsoleEndpoint;
   /** 0 (default): a free port. */
   port?: number;

@@ -7,7 +7,7 @@ import { CONSOLE_CSP, CONSOLE_HOST, CONSOLE_SCHEME } from './console-policy';
  * file. Anything outside the renderer folder, any other host, and any odd path is refused.
  */
 
-export type FileAnswer =
+type FileAnswer =
   | { ok: true; path: string; headers: Record<string, string> }
   | { ok: false; status: 400 | 403 | 404; reason: string };
 
@@ -27,7 +27,7 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /** Headers every console file carries: the CSP, no sniffing, no referrer, no embedding. */
-export function consoleHeaders(contentType: string): Record<string, string> {
+function consoleHeaders(contentType: string): Record<string, string> {
   return {
     'content-type': contentType,
     'content-security-policy': CONSOLE_CSP,

@@ -6,12 +6,12 @@ import type { Report } from './session-hardening';
 import { errorMessage } from '../base/error-text';
 
 /** What the IPC bridge needs of the console service. */
-export interface ConsoleHandler {
+interface ConsoleHandler {
   handle(method: string, params: unknown): Promise<unknown>;
   subscribe(listener: (event: ConsoleEvent) => void): () => void;
 }
 
-export interface ConsoleIpcOptions {
+interface ConsoleIpcOptions {
   service: ConsoleHandler;
   /** The console window's webContents (undefined once it is closed). */
   consoleContents: () => WebContents | undefined;

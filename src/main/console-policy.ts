@@ -57,7 +57,7 @@ export function isConsoleUrl(url: string, origin: ConsoleOrigin = {}): boolean {
 }
 
 /** What an IPC message's sender is (from Electron's `IpcMainInvokeEvent`). */
-export interface IpcSender {
+interface IpcSender {
   /** `event.sender.id` */
   webContentsId: number;
   /** `event.senderFrame?.url`; undefined when the frame is gone. */

@@ -3,12 +3,12 @@
  * top bar, so the run list and the clerk's questions stay visible on the left. Pure, for tests.
  */
 
-export interface Size {
+interface Size {
   width: number;
   height: number;
 }
 
-export interface Bounds extends Size {
+interface Bounds extends Size {
   x: number;
   y: number;
 }
@@ -18,7 +18,7 @@ export const TOP_BAR = 56;
 /** The console's left column keeps at least this much width. */
 export const MIN_CONSOLE_WIDTH = 420;
 /** Share of the window's width the portal view takes when there is room. */
-export const PORTAL_SHARE = 0.6;
+const PORTAL_SHARE = 0.6;
 
 export function portalViewBounds(content: Size): Bounds {
   const width = Math.max(0, Math.min(Math.round(content.width * PORTAL_SHARE), content.width - MIN_CONSOLE_WIDTH));

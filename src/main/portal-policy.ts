@@ -20,7 +20,7 @@ const deny = (reason: string): Refusal => ({ allow: false, reason });
 /** Documents a frame may show without a request: an empty frame, or an inline (srcdoc) one. */
 const LOCAL_FRAME_DOCUMENTS = new Set(['about:blank', 'about:srcdoc']);
 
-export interface NavigationContext {
+interface NavigationContext {
   /** false for an iframe's navigation (`will-frame-navigate` on a subframe). Default true. */
   isMainFrame?: boolean;
 }
@@ -40,7 +40,7 @@ export function navigationDecision(url: string, policy: HostPolicy, context: Nav
 }
 
 /** The part of Electron's `OnBeforeRequestListenerDetails` the request decision reads. */
-export interface RequestDetails {
+interface RequestDetails {
   url: string;
   /** Electron's resource type: mainFrame, subFrame, stylesheet, script, image, font, object, xhr, ping, cspReport, media, webSocket, other. */
   resourceType: string;

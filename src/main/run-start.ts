@@ -3,7 +3,7 @@ import { loadCaseFromFolder } from '../console/case-folder';
 import { bindDemo, type DemoPortals } from '../service/demo-portals';
 import type { RunBinding } from './run-bindings';
 
-export interface RunStartSources {
+interface RunStartSources {
   casesDir: string;
   /** Extra portal folders, searched first (the same list the console service is given). */
   portalFolders: string[];

@@ -19,7 +19,7 @@ import { chromeUserAgent } from './user-agent';
 import { appKeySource } from './vault-key';
 import { errorMessage } from '../base/error-text';
 
-export interface ShellOptions {
+interface ShellOptions {
   /**
    * The demo portals (the portal lab): only a demo build passes them (`lab/demo/shell.ts`, built
    * with PORTAL_DESK_DEMO=1). The production shell (`./index.ts`) has none: no lab starts, no host

@@ -8,7 +8,7 @@ export function sealedKeyPath(dataDir: string): string {
   return join(dataDir, 'vault.sealed-key');
 }
 
-export interface AppKeyOptions {
+interface AppKeyOptions {
   env: Record<string, string | undefined>;
   /** Builds the safeStorage sealer; throws (with what to do) when safeStorage would not protect the key. */
   sealer: () => KeySealer;

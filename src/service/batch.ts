@@ -24,7 +24,7 @@ export interface BatchOutcome {
   wallMs: number;
 }
 
-export interface BatchListener {
+interface BatchListener {
   /** A run exists in the store and is about to take its first step. */
   started?(caseFile: CaseFile, runId: string): void;
   step?(caseFile: CaseFile, step: StepRecord): void;
@@ -34,14 +34,14 @@ export interface BatchListener {
 }
 
 /** What one case's run needs beyond the case file and the shared services. */
-export interface BatchRun {
+interface BatchRun {
   /** The browser its context opens in (lab portals need one that resolves the lab's host names). */
   browser: Browser;
   /** Its portal profile (bound to the lab for lab portals), planner, approve mode, limits. */
   request: Omit<RunRequest, 'caseFile' | 'listener' | 'onStart' | 'runId'>;
 }
 
-export interface BatchPlan {
+interface BatchPlan {
   /** At most this many runs at once. */
   concurrency: number;
   /** Shared by every run: the clerk's gate and input source are asked with the run's id. */

@@ -3,10 +3,10 @@ import type { CredentialSource } from '../shared/credentials';
 import type { PortalProfile } from '../shared/portal-profile';
 
 /** The layouts a demo portal can serve a client (the console's start form offers them). */
-export type DemoLayout = 'original' | 'redesigned';
+type DemoLayout = 'original' | 'redesigned';
 
 /** A running demo-portal server, as the product sees it. */
-export interface DemoServer {
+interface DemoServer {
   readonly port: number;
   /** Chromium's `--host-resolver-rules` value that sends every hostname to the demo server. */
   readonly hostResolverRules: string;

@@ -21,7 +21,7 @@ export interface RouteReport {
   update: { kind: 'none' | Extract<RouteUpdate, { kind: 'save' }>['what']; line: string; version?: number };
 }
 
-export interface RouteSession {
+interface RouteSession {
   planner: Planner;
   /** After the run: learn, heal, confirm or count a failure; never throws (a route is an optimisation, never the run's outcome). */
   finish(run: { runId: string; status: RunStatus; reason: string }): Promise<RouteReport>;

@@ -8,17 +8,17 @@ import { VALUE_FORMAT_HINT, ValueFormat } from './value-format';
  */
 
 /** An opaque control reference minted by one observation (see `Observation.readId`). */
-export const Ref = z.string().min(1).max(32).describe('A control ref from the latest page read, e.g. "r4c12".');
+const Ref = z.string().min(1).max(32).describe('A control ref from the latest page read, e.g. "r4c12".');
 
 /** A case-file field name. The executor types that field's value; the model never retypes values. */
 export const FieldName = z.string().min(1).max(80).describe('Name of a case-file field, exactly as listed in the case.');
 
-export const ClickAction = z.strictObject({
+const ClickAction = z.strictObject({
   type: z.literal('click'),
   ref: Ref,
 });
 
-export const FillAction = z.strictObject({
+const FillAction = z.strictObject({
   type: z.literal('fill'),
   ref: Ref,
   field: FieldName,
@@ -26,7 +26,7 @@ export const FillAction = z.strictObject({
   format: ValueFormat.optional().describe(VALUE_FORMAT_HINT),
 });
 
-export const SelectAction = z.strictObject({
+const SelectAction = z.strictObject({
   type: z.literal('select'),
   ref: Ref,
   field: FieldName,
@@ -45,16 +45,16 @@ export const CheckAction = z.strictObject({
  * application, or one typed into the wrong box). It types nothing: the box is left empty, and a
  * right value, if any, comes from the case with fill.
  */
-export const ClearAction = z.strictObject({
+const ClearAction = z.strictObject({
   type: z.literal('clear'),
   ref: Ref,
 });
 
 /** A document the case file lists (`documents`), by its name there; code attaches that file, never a path from the model. */
-export const DocumentName = z.string().min(1).max(80).describe('Name of a case-file document, exactly as listed in the case documents.');
+const DocumentName = z.string().min(1).max(80).describe('Name of a case-file document, exactly as listed in the case documents.');
 
 /** Attaches one of the case file's documents to a file input; code picks the file and checks it. */
-export const UploadAction = z.strictObject({
+const UploadAction = z.strictObject({
   type: z.literal('upload'),
   ref: Ref,
   document: DocumentName,
@@ -65,7 +65,7 @@ export const PressAction = z.strictObject({
   key: z.enum(['Enter', 'Tab', 'Escape', 'ArrowDown', 'ArrowUp', 'Space']),
 });
 
-export const GotoAction = z.strictObject({
+const GotoAction = z.strictObject({
   type: z.literal('goto'),
   url: z.string().min(1).max(2048),
 });
@@ -75,20 +75,20 @@ export const GotoAction = z.strictObject({
  * (it joins the case with provenance "clerk"); `security_answer` is treated as a secret;
  * `confirmation` asks the clerk to confirm before going on.
  */
-export const AskKind = z.enum(['missing_value', 'security_answer', 'confirmation']);
-export const AskAction = z.strictObject({
+const AskKind = z.enum(['missing_value', 'security_answer', 'confirmation']);
+const AskAction = z.strictObject({
   type: z.literal('ask'),
   kind: AskKind,
   question: z.string().min(1).max(500),
   field: z.string().max(80).nullable(),
 });
 
-export const DoneAction = z.strictObject({
+const DoneAction = z.strictObject({
   type: z.literal('done'),
   proof: z.string().min(1).max(500).describe('What on the page proves the task is complete, e.g. the application number.'),
 });
 
-export const FailAction = z.strictObject({
+const FailAction = z.strictObject({
   type: z.literal('fail'),
   reason: z.string().min(1).max(500),
 });
@@ -107,11 +107,10 @@ export const Action = z.discriminatedUnion('type', [
   FailAction,
 ]);
 export type Action = z.infer<typeof Action>;
-export type ActionType = Action['type'];
 export type AskKind = z.infer<typeof AskKind>;
 
 /** Actions that touch a control on the page, and so carry a ref. */
-export type RefAction = Extract<Action, { ref: string }>;
+type RefAction = Extract<Action, { ref: string }>;
 
 export const MAX_ACTIONS_PER_TURN = 12;
 

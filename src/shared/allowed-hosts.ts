@@ -12,7 +12,7 @@ import type { PortalProfile } from './portal-profile';
 /** The parts of a portal profile the address check reads. */
 export type HostPolicy = Pick<PortalProfile, 'name' | 'allowedHosts' | 'allowHttp'>;
 
-export type UrlCheck =
+type UrlCheck =
   /** `href` is the normalised absolute address, `host` its `hostname[:port]` as the browser will use it. */
   | { ok: true; href: string; host: string }
   | { ok: false; reason: string };

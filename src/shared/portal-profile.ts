@@ -6,7 +6,7 @@ import { regexProblem } from './regex-safety';
 export const DEFAULT_RISKY_WORDS = ['submit', 'pay', 'payment', 'confirm', 'delete', 'remove', 'sign', 'download', 'declare', 'cancel application', 'withdraw'];
 
 /** Title or heading patterns of final-review pages. */
-export const DEFAULT_FINAL_REVIEW_PATTERNS = ['check your answers', 'review your application', 'review and submit', 'declaration and submit'];
+const DEFAULT_FINAL_REVIEW_PATTERNS = ['check your answers', 'review your application', 'review and submit', 'declaration and submit'];
 
 /** An allowed host: a hostname, or `hostname:port` where the portal is not on the scheme's default port. */
 const AllowedHost = z

@@ -65,7 +65,7 @@ export const RouteStep = z.strictObject({
 });
 export type RouteStep = z.infer<typeof RouteStep>;
 
-export const RouteStatus = z.enum(['active', 'retired']);
+const RouteStatus = z.enum(['active', 'retired']);
 export type RouteStatus = z.infer<typeof RouteStatus>;
 
 export const Route = z.strictObject({

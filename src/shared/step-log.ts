@@ -9,9 +9,9 @@ import type { StepEvent } from './run';
  * (src/shared/browser-noise.ts) is counted, not listed; the raw log keeps it.
  */
 
-export type RequestOutcome = 'sent' | 'refused' | 'denied';
+type RequestOutcome = 'sent' | 'refused' | 'denied';
 
-export interface RequestLine {
+interface RequestLine {
   at: string;
   outcome: RequestOutcome;
   /** What judged it: the egress lock (every connection), the network lock (the page's navigations and requests), the commit gate. */
@@ -40,7 +40,7 @@ const REQUEST_TYPES: Record<string, { outcome: RequestOutcome; by: RequestLine['
 };
 
 /** Step event types that are the page's own errors. */
-export const PAGE_ERROR_TYPES: Readonly<Record<string, string>> = {
+const PAGE_ERROR_TYPES: Readonly<Record<string, string>> = {
   page_error: 'script error',
   console_error: 'console error',
   load_failed: 'failed load',
@@ -50,16 +50,16 @@ const METHOD_AND_URL = /\b(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|UPGRAD
 
 const HOST_ONLY = /\b(?:request|connection(?: upgrade)?) to ([A-Za-z0-9.-]+(?::\d+)?)(?=[\s:,;)]|$)/;
 
-export function isRequestEvent(e: StepEvent): boolean {
+function isRequestEvent(e: StepEvent): boolean {
   return Object.hasOwn(REQUEST_TYPES, e.type);
 }
 
-export function isPageErrorEvent(e: StepEvent): boolean {
+function isPageErrorEvent(e: StepEvent): boolean {
   return Object.hasOwn(PAGE_ERROR_TYPES, e.type);
 }
 
 /** One request event as a line of the requests pane. */
-export function requestLine(e: StepEvent): RequestLine | null {
+function requestLine(e: StepEvent): RequestLine | null {
   const kind = REQUEST_TYPES[e.type];
   if (!kind) return null;
   if (e.request) {

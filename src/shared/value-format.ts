@@ -25,7 +25,7 @@ export type ValueFormat = z.infer<typeof ValueFormat>;
 export const VALUE_FORMAT_HINT =
   'How the box wants the case value written, where the page says (placeholder, hint, pattern, Day/Month/Year boxes): a date as DD/MM/YYYY, MM/DD/YYYY, D MMMM YYYY or YYYY-MM-DD; date:day, date:month or date:year for one box of a date in three; digits (digits only); phone:national (a phone number without its country code); amount:grouped or amount:plain. Omit to type the value as it is.';
 
-export type Formatted = { ok: true; text: string } | { ok: false; reason: string };
+type Formatted = { ok: true; text: string } | { ok: false; reason: string };
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 

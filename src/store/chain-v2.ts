@@ -42,7 +42,7 @@ export const CHAIN_V2_COVERS = [
 ];
 
 /** The run's facts fixed at its start; layout and model only when the run has them. */
-export interface GenesisRecord extends RunIdentity {
+interface GenesisRecord extends RunIdentity {
   chain: 2;
   planner: string;
   approveMode: string;
@@ -106,11 +106,11 @@ export function eventHash(prevHash: string, eventJson: string): string {
 }
 
 /** The run fields the chain tracks through events' `set`. */
-export const TRACKED_FIELDS = ['status', 'reason', 'applicationNumber', 'endedAt', 'model', 'caseJsonSha256'] as const;
-export type TrackedField = (typeof TRACKED_FIELDS)[number];
+const TRACKED_FIELDS = ['status', 'reason', 'applicationNumber', 'endedAt', 'model', 'caseJsonSha256'] as const;
+type TrackedField = (typeof TRACKED_FIELDS)[number];
 
 /** The run as its record (a database row or an export's `run`) claims it is. */
-export interface ClaimedRun extends RunIdentity {
+interface ClaimedRun extends RunIdentity {
   planner: string;
   approveMode: string;
   layout: string | null;
@@ -130,7 +130,7 @@ export interface ClaimedRun extends RunIdentity {
 type Absent = 'layout' | 'model' | 'reason' | 'applicationNumber' | 'endedAt' | 'headHash';
 
 /** A run as a RunRecord holds it (a field it lacks is absent, not null): the store's row read back, or an export's `run`. */
-export type RecordedRun = Omit<ClaimedRun, Absent | 'recordCount'> & { [K in Absent]?: string };
+type RecordedRun = Omit<ClaimedRun, Absent | 'recordCount'> & { [K in Absent]?: string };
 
 export function claimedRun(r: RecordedRun, recordCount: number): ClaimedRun {
   return {
@@ -165,7 +165,7 @@ export interface StoredEvent {
   type: string;
 }
 
-export interface ChainV2ToVerify {
+interface ChainV2ToVerify {
   /** The genesis as stored: its text (store) or object (export). */
   genesis: unknown;
   run: ClaimedRun;

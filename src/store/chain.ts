@@ -36,7 +36,7 @@ export function stepHash(prevHash: string, stepJson: string, screenshotHash: str
 }
 
 /** What a verdict proved, and what no chain can prove by itself. */
-export interface ChainScope {
+interface ChainScope {
   /** 1: identity and steps only (older runs); 2: every fact a report shows. */
   format: 1 | 2;
   /** What the chain covers, one line each. */
@@ -79,7 +79,7 @@ export const CANNOT_PROVE =
   'from its genesis by someone with write access to the file and this program: only a head kept elsewhere can ' +
   '("portal-desk verify --heads FILE" against the office\'s append-only head log, or --expect-head HASH).';
 
-export const V1_COVERS = [
+const V1_COVERS = [
   "the run's identity (id, case, client, portal, task, start time)",
   'every step with its actions, approvals and step events, and each screenshot by its sha256',
   'NOT covered (older chain format 1): the case copy, status, reason, application number, token totals, the audit trail, purges',
@@ -96,7 +96,7 @@ export interface StoredStep {
 
 export type ScreenshotState = { state: 'present'; png: Uint8Array } | { state: 'purged' } | { state: 'missing' };
 
-export interface ChainToVerify {
+interface ChainToVerify {
   identity: RunIdentity;
   /** Step count and head hash the run claims. */
   stepCount: number;

@@ -8,7 +8,7 @@ import { PortalDeskError } from '../base/portal-desk-error';
 export class SecretRefusedError extends PortalDeskError {}
 
 /** Shorter values would match ordinary text everywhere (the engine's redaction skips them too). */
-export const MIN_SECRET_LENGTH = 3;
+const MIN_SECRET_LENGTH = 3;
 
 export class SecretGuard {
   private readonly everywhere = new Set<string>();

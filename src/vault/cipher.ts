@@ -2,11 +2,11 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { KEY_BYTES } from './key-source';
 
 export const CIPHER = 'aes-256-gcm';
-export const IV_BYTES = 12;
-export const TAG_BYTES = 16;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
 /** One AES-256-GCM message, base64 for JSON. */
-export interface SealedBytes {
+interface SealedBytes {
   iv: string;
   tag: string;
   ciphertext: string;

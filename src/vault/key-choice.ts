@@ -9,7 +9,7 @@ import { VaultError } from './vault-error';
 
 export type KeyPreference = 'auto' | 'file' | 'keyring';
 
-export interface KeyChoiceOptions {
+interface KeyChoiceOptions {
   vaultDir: string;
   /** The Portal Desk data folder, home of the key file. Default: from `env` (see `dataFolder`). */
   dataDir?: string;

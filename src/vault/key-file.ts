@@ -4,7 +4,7 @@ import { KEY_BYTES, type KeySource } from './key-source';
 import { createPrivateFile, ensurePrivateDir, openNoFollow } from './private-files';
 import { VaultError } from './vault-error';
 
-export interface KeyFileOptions {
+interface KeyFileOptions {
   /**
    * What to say when the file is missing, instead of creating a new key: set for a vault that
    * already holds records sealed with this file's key, where a new key would only sit where the

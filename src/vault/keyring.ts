@@ -12,7 +12,7 @@ const LABEL = 'Portal Desk vault key';
 /** Unlocking the keyring can show the desktop's password prompt; give the person time to answer it. */
 const TIMEOUT_MS = 120_000;
 
-export type KeyringLookup = { found: Buffer } | { absent: true } | { unreachable: string };
+type KeyringLookup = { found: Buffer } | { absent: true } | { unreachable: string };
 
 /**
  * The key in the OS keyring (GNOME Keyring, KWallet, KeePassXC: any Secret Service) through

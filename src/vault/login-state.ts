@@ -4,13 +4,13 @@ import { type KeySource } from './key-source';
 import { SealedRecords } from './sealed-records';
 import { VaultError } from './vault-error';
 
-export interface LoginStateEntry {
+interface LoginStateEntry {
   clientId: string;
   portalId: string;
   updatedAt: string;
 }
 
-export interface LoginStateStoreOptions {
+interface LoginStateStoreOptions {
   /** The vault folder; login states go to its `login-state/` subfolder. */
   dir: string;
   keySource: KeySource;

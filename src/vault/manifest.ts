@@ -10,7 +10,7 @@ import { VaultError } from './vault-error';
  * record. It keeps the key source sticky (a vault begun in the keyring does not quietly carry on
  * with a new key file when the keyring is locked) and stops records under two keys from mixing.
  */
-export const VaultManifest = z.strictObject({
+const VaultManifest = z.strictObject({
   format: z.literal('portal-desk/vault'),
   version: z.literal(1),
   keyId: z.string().regex(/^[0-9a-f]{16}$/),
@@ -19,7 +19,7 @@ export const VaultManifest = z.strictObject({
 });
 export type VaultManifest = z.infer<typeof VaultManifest>;
 
-export function manifestPath(vaultDir: string): string {
+function manifestPath(vaultDir: string): string {
   return join(vaultDir, 'vault.json');
 }
 

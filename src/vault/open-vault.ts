@@ -6,7 +6,7 @@ import { ensurePrivateDir } from './private-files';
 import { EncryptedLoginStateStore } from './login-state';
 import { Vault } from './vault';
 
-export interface OpenVaultOptions {
+interface OpenVaultOptions {
   env?: NodeJS.ProcessEnv;
   /** Default: `<data folder>/vault`. */
   vaultDir?: string;
@@ -37,7 +37,7 @@ export async function openVault(options: OpenVaultOptions = {}): Promise<OpenedV
   };
 }
 
-export interface InitializedVault {
+interface InitializedVault {
   dir: string;
   keySource: KeySource;
   keyId: string;

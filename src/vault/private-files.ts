@@ -4,7 +4,7 @@ import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Owner-only file mode for everything the vault writes. */
-export const PRIVATE_FILE = 0o600;
+const PRIVATE_FILE = 0o600;
 const PRIVATE_DIR = 0o700;
 
 export async function ensurePrivateDir(dir: string): Promise<void> {

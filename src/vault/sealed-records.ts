@@ -9,7 +9,7 @@ import { claimVault } from './manifest';
 import { ensurePrivateDir, writePrivateFile } from './private-files';
 import { VaultError } from './vault-error';
 
-export type RecordKind = 'credentials' | 'login-state';
+type RecordKind = 'credentials' | 'login-state';
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/);
 
@@ -18,7 +18,7 @@ const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/);
  * data: readable, and bound to the ciphertext by the GCM tag, so a record moved to another
  * client's or portal's file, or given another kind or date, no longer opens.
  */
-export const SealedRecordFile = z.strictObject({
+const SealedRecordFile = z.strictObject({
   format: z.literal('portal-desk/sealed-record'),
   version: z.literal(1),
   kind: z.enum(['credentials', 'login-state']),
@@ -33,7 +33,7 @@ export const SealedRecordFile = z.strictObject({
 });
 export type SealedRecordFile = z.infer<typeof SealedRecordFile>;
 
-export interface RecordHeader {
+interface RecordHeader {
   clientId: string;
   portalId: string;
   updatedAt: string;

@@ -6,14 +6,14 @@ import { SealedRecords } from './sealed-records';
 import { VaultError } from './vault-error';
 
 /** What `list` shows of a login: never the password. */
-export interface VaultEntry {
+interface VaultEntry {
   clientId: string;
   portalId: string;
   username: string;
   updatedAt: string;
 }
 
-export interface VaultOptions {
+interface VaultOptions {
   /** The vault folder (`<data folder>/vault` by default, see `openVault`). */
   dir: string;
   keySource: KeySource;

@@ -22,7 +22,7 @@ import { errorMessage } from '../../base/error-text';
  * - Values come from the caller (the case file or the clerk), never from the model.
  */
 
-export interface ExecuteOptions {
+interface ExecuteOptions {
   /** Timeout of each playwright call (default 5000 ms). */
   timeoutMs?: number;
   /** Timeout of a `goto` and of a navigation an action starts (default 15000 ms). */
@@ -42,7 +42,7 @@ export const TYPING_ACTIONS: ReadonlySet<Action['type']> = new Set(['fill', 'sel
 /** What code hands the executor with an action: the text of a fill / select, the document of an upload. */
 export type ActionValue = FieldValue | CaseDocument;
 
-export interface BatchItem {
+interface BatchItem {
   action: Action;
   /** The resolved value for fill / select, the checked document for upload. */
   value?: ActionValue | null;
@@ -235,7 +235,7 @@ async function check(locator: Locator, control: Control, checked: boolean, timeo
 }
 
 /** Normalised for comparing option labels: case, width and spacing do not matter. */
-export function normaliseOption(text: string): string {
+function normaliseOption(text: string): string {
   return text.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 

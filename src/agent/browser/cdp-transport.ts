@@ -71,7 +71,7 @@ export interface BrowserVersion {
   jsVersion?: string;
 }
 
-export interface DebuggerTransportOptions {
+interface DebuggerTransportOptions {
   host: PageHost;
   version: BrowserVersion;
   /** Told each browser-level method as it is answered (diagnostics and tests). */
@@ -79,7 +79,7 @@ export interface DebuggerTransportOptions {
 }
 
 /** The default browser context's id (playwright needs one on every page it is given). */
-export const DEFAULT_CONTEXT_ID = 'portal-desk-default-context';
+const DEFAULT_CONTEXT_ID = 'portal-desk-default-context';
 const BROWSER_TARGET_ID = 'portal-desk-browser';
 
 type Params = Record<string, unknown>;

@@ -16,7 +16,7 @@ export const CHROMIUM_FLAGS = [
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
-export interface LaunchOptions {
+interface LaunchOptions {
   /** Path of the Chromium binary (default: $PORTAL_DESK_CHROMIUM or /usr/bin/chromium). */
   executablePath?: string;
   headless?: boolean;

@@ -4,7 +4,7 @@ import { sha256Hex } from '../../base/canonical-json';
 import type { CaseFile } from '../../shared/case-file';
 
 /** The kinds of file a portal is sent: scans and photos of documents. By extension, with the type the upload declares. */
-export const DOCUMENT_TYPES: Readonly<Record<string, string>> = {
+const DOCUMENT_TYPES: Readonly<Record<string, string>> = {
   '.pdf': 'application/pdf',
   '.jpg': 'image/jpeg',
   '.jpeg': 'image/jpeg',
@@ -25,7 +25,7 @@ export interface CaseDocument {
   sha256: string;
 }
 
-export type DocumentCheck = { ok: true; document: CaseDocument } | { ok: false; reason: string };
+type DocumentCheck = { ok: true; document: CaseDocument } | { ok: false; reason: string };
 
 /**
  * Finds, checks and reads one of the case file's documents. Refused: a name the case does not

@@ -95,7 +95,7 @@ function cannotRead(err: unknown, what: string): string {
 }
 
 /** The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629), or -1. */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
+function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;

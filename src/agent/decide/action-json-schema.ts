@@ -178,7 +178,7 @@ export function toStrictJsonSchema(schema: JsonSchema): JsonSchema {
 const looseCache = new WeakMap<z.ZodType, JsonSchema>();
 
 /** The JSON Schema zod generates for what a model may send (the schema's input side). */
-export function looseJsonSchema(schema: z.ZodType): JsonSchema {
+function looseJsonSchema(schema: z.ZodType): JsonSchema {
   let cached = looseCache.get(schema);
   if (!cached) {
     cached = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }) as JsonSchema;

@@ -45,7 +45,7 @@ export interface PlanResult {
  * `rejected` (the API refused the request itself: a bad request, an unknown model, billing),
  * `invalid_output` (unusable replies), `budget` (turn cap, context window).
  */
-export type PlannerErrorKind = 'auth' | 'rejected' | 'invalid_output' | 'refusal' | 'max_tokens' | 'unavailable' | 'budget';
+type PlannerErrorKind = 'auth' | 'rejected' | 'invalid_output' | 'refusal' | 'max_tokens' | 'unavailable' | 'budget';
 
 /** The model service stopped the turn, not the run's own state: resuming later may well succeed. */
 export function isModelServiceStop(kind: PlannerErrorKind): boolean {

@@ -13,13 +13,13 @@ import { installPopupGuard, WorkPages } from './watchdogs/popups';
 import { installRedirectLock } from './watchdogs/redirect-lock';
 
 export { contextOptionsFor };
-export type { GuardEvent, GuardEventSink, GuardEventType } from './watchdogs/guard-event';
+export type { GuardEvent } from './watchdogs/guard-event';
 
 /** The egress lock of each context `openGuardedContext` made. */
 const EGRESS_LOCKS = new WeakMap<BrowserContext, EgressProxy>();
 
 /** What a caller may add to the guard's context options: the client's saved login state. */
-export type GuardedContextExtras = Pick<BrowserContextOptions, 'storageState'>;
+type GuardedContextExtras = Pick<BrowserContextOptions, 'storageState'>;
 
 /**
  * Opens the browser context of one portal run: the guard's options (`contextOptionsFor`) and the
@@ -54,7 +54,7 @@ export function egressLockOf(context: BrowserContext): EgressProxy | undefined {
   return EGRESS_LOCKS.get(context);
 }
 
-export interface WatchdogOptions {
+interface WatchdogOptions {
   /**
    * Install on a context that has no egress lock (not opened with `openGuardedContext`). Only for
    * tests that try one lock alone; a run never does this.

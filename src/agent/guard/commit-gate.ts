@@ -19,7 +19,7 @@ import { carriedValues } from './request-values';
  */
 
 /** What is doing things on the page right now, for the approval card and pre-approval. */
-export interface Cause {
+interface Cause {
   step: number;
   /** `click button "Submit application"` */
   description: string;
@@ -40,7 +40,7 @@ export interface Cause {
   byHand?: () => string | null;
 }
 
-export interface GateDecision {
+interface GateDecision {
   decision: 'approve' | 'deny';
   by: string;
   note?: string;
@@ -60,7 +60,7 @@ export interface GateRecord {
 }
 
 /** The run's side of the gate: asks the clerk, says where values come from, checks before a submission. */
-export interface GateJudge {
+interface GateJudge {
   /** Asks the clerk about one held request. */
   approve(held: HeldRequest, step: number | null): Promise<GateDecision>;
   /** Where a value came from: a case field, a clerk answer, or not from the case. */
@@ -72,14 +72,14 @@ export interface GateJudge {
   beforeSubmission(): Promise<{ send: true } | { send: false; reason: string }>;
 }
 
-export interface AdmitRequest {
+interface AdmitRequest {
   method: string;
   url: string;
   postData: string | null;
   contentType?: string;
 }
 
-export type Admission = { ok: true } | { ok: false; reason: string };
+type Admission = { ok: true } | { ok: false; reason: string };
 
 /** A request the route let through, which the egress proxy will then see: good for this long. */
 const TICKET_MS = 15_000;

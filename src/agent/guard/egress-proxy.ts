@@ -6,7 +6,7 @@ import type { CommitGate } from './commit-gate';
 import { resolverTarget, type ResolverTarget } from './resolver-rules';
 import { hostOf, safeSink, type GuardEvent, type GuardEventSink } from './watchdogs/guard-event';
 
-export interface EgressProxyOptions {
+interface EgressProxyOptions {
   /**
    * The `--host-resolver-rules` the browser runs with. The proxy connects on the browser's behalf,
    * so it applies them itself (the lab: every name to 127.0.0.1); without rules names resolve by DNS.

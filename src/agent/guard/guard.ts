@@ -14,9 +14,8 @@ import { allow, block, type GuardRule } from './rules/rule';
 import { unknownRefRule } from './rules/unknown-ref';
 import { uploadRule } from './rules/upload';
 
-export { resolveValue, type ValueAction } from './rules/provenance';
+export { resolveValue } from './rules/provenance';
 export { resolveDocument } from './rules/upload';
-export { isAllowedUrl, type HostPolicy, type UrlCheck } from '../../shared/allowed-hosts';
 
 /**
  * The action guard: code, not the model, decides what runs. Every rule looks at the action;

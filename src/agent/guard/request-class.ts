@@ -18,7 +18,7 @@ export type RequestClass =
   | { kind: 'commit'; rule: CommitRuleName; reason: string; submission: boolean }
   | { kind: 'forbidden'; rule: 'forbidden-path' | 'outside-allowed-paths'; reason: string };
 
-export interface RequestFacts {
+interface RequestFacts {
   method: string;
   url: string;
 }
@@ -30,7 +30,7 @@ export interface PageState {
 }
 
 /** The profile's part the classifier reads. */
-export type RequestPolicy = Pick<PortalProfile, 'riskyWords' | 'submitPaths' | 'forbiddenPaths' | 'allowedPaths'>;
+type RequestPolicy = Pick<PortalProfile, 'riskyWords' | 'submitPaths' | 'forbiddenPaths' | 'allowedPaths'>;
 
 /** Methods that only read: they commit nothing unless their address says so. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -42,7 +42,7 @@ const SESSION_PHRASES = /\bsign (in|on|up|out|off)\b|\blog (in|on|out|off)\b/g;
  * full-width and look-alike letters read as Latin, invisible characters dropped), one space
  * between words and one at each end.
  */
-export function addressWords(text: string): string {
+function addressWords(text: string): string {
   let decoded = text;
   try {
     decoded = decodeURIComponent(text.replace(/\+/g, ' '));

@@ -1,5 +1,5 @@
 /** The name/value pairs a request carries: its query, and a form or JSON body. */
-export interface CarriedValue {
+interface CarriedValue {
   name: string;
   value: string;
 }

@@ -4,7 +4,7 @@ import type { PageRead } from '../observe/page-read';
 import { failed, type RunEnding } from './outcomes';
 import type { RunContext } from './run-context';
 
-export type PlanOutcome = { kind: 'planned'; plan: PlanResult } | { kind: 'end'; ending: RunEnding };
+type PlanOutcome = { kind: 'planned'; plan: PlanResult } | { kind: 'end'; ending: RunEnding };
 
 /**
  * The planner's turn for this read (told what the last turn did and what code noted since).

@@ -11,14 +11,14 @@ const DRAFT_ID = /\bdraft (?:id|reference|number)[:\s#]*([A-Z0-9][A-Z0-9-]{2,40}
 const MOVES_ON = /\b(continue|next|save and|proceed)\b/i;
 
 /** What the portal's applications list says about this case. */
-export type ListCheck =
+type ListCheck =
   | { kind: 'found'; applicationNumber: string; matchedBy: string }
   | { kind: 'absent' }
   /** The list could not be read (signed out, an error page, no list in the profile). */
   | { kind: 'unreadable'; reason: string };
 
 /** Whether the final submit may be clicked now. */
-export type SubmitDecision =
+type SubmitDecision =
   | { kind: 'submit' }
   /** Already submitted: end `done` with this proof, never submit again. */
   | { kind: 'found'; applicationNumber: string; proof: string }

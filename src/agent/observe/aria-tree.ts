@@ -70,7 +70,7 @@ export const NAME_FROM_CONTENT: ReadonlySet<string> = new Set([
 
 const GROUP_ROLES = new Set(['group', 'radiogroup']);
 
-export type Region = 'main' | 'nav' | 'banner' | 'contentinfo' | 'other';
+type Region = 'main' | 'nav' | 'banner' | 'contentinfo' | 'other';
 
 const REGION_OF: Record<string, Region> = { main: 'main', navigation: 'nav', banner: 'banner', contentinfo: 'contentinfo' };
 
@@ -93,7 +93,7 @@ export interface RefItem {
   region: Region;
 }
 
-export interface TreeIndex {
+interface TreeIndex {
   items: RefItem[];
   /** frameKey of a child frame -> frameKey of the frame that holds its iframe. */
   parentFrame: Map<string, string>;

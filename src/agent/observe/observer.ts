@@ -29,7 +29,7 @@ const RESOLVE_TIMEOUT_MS = 1_500;
 let readSeq = 0;
 
 /** What the read remembers about one of its refs (never shown to the model). */
-export interface RefEntry {
+interface RefEntry {
   ariaRef: string;
   frame: Frame;
   generation: number;

@@ -17,7 +17,7 @@ const NAMED_CONTAINERS = new Set(['group', 'radiogroup', 'region', 'dialog', 'al
 /** Control names are listed with the controls; they would only spend the budget twice. */
 const QUIET_ROLES = new Set(['button', 'checkbox', 'radio', 'switch', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'slider']);
 
-export interface PageText {
+interface PageText {
   /** Lines of visible text in reading order, main content first. */
   lines: string[];
   /** Headings h1–h3 of the main frame. */
@@ -111,7 +111,7 @@ export function fitText(lines: readonly string[], budget: number): { text: strin
 
 const STEP_LINE = /\bstep\s+(\d{1,2})\s*(?:of|\/)\s*(\d{1,2})\b\s*[:.\-–—]?\s*(.*)$/i;
 
-export interface StepFacts {
+interface StepFacts {
   current?: string;
   index?: number;
   count?: number;

@@ -9,13 +9,13 @@
  * characters or more). A row dated before the first submit attempt is an older application.
  */
 
-export interface ListedApplication {
+interface ListedApplication {
   applicationNumber: string;
   /** Why the row is this case's, for the step log: `reference "TN/SHP/2022/009847"`. */
   matchedBy: string;
 }
 
-export interface ApplicationsListQuery {
+interface ApplicationsListQuery {
   /** The portal profile's application-number pattern (regex source; group 1 when it has one). */
   numberPattern: string;
   caseId: string;

@@ -22,7 +22,7 @@ const DECLINE: readonly RegExp[] = [
   /^(close|dismiss)( the)?( survey| dialog| feedback)?$/,
 ];
 
-export interface Interruption {
+interface Interruption {
   /** The declining button. */
   control: Control;
   /** The dialog's title, for the step log: "Cookies on this service". */

@@ -14,12 +14,12 @@ import { errorText } from '../../base/error-text';
  * Chromium (`--host-resolver-rules`), as would a portal behind a browser-only proxy — it is made
  * from the page itself with `fetch`, on the same origin, with the same cookies.
  */
-export type PortalFetch =
+type PortalFetch =
   | { ok: true; url: string; status: number; contentType: string; bytes: Uint8Array }
   | { ok: false; reason: string; status?: number };
 
 const NETWORK_ERROR = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ERR_NAME_NOT_RESOLVED|getaddrinfo/;
-export const MAX_FETCH_BYTES = 10 * 1024 * 1024;
+const MAX_FETCH_BYTES = 10 * 1024 * 1024;
 
 export async function fetchFromPortal(page: Page, url: string, profile: PortalProfile): Promise<PortalFetch> {
   const check = isAllowedUrl(url, profile, page.url());

@@ -13,7 +13,7 @@ export function isSignInPage(observation: Observation, profile: PortalProfile): 
   return marker !== undefined && new URL(observation.url).pathname.includes(marker);
 }
 
-export interface SignInResult {
+interface SignInResult {
   ok: boolean;
   /** For the step log; never contains the password. */
   message: string;

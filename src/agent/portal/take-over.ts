@@ -12,7 +12,7 @@ import type { CommitGate } from '../guard/commit-gate';
  * prompt) and when the clerk asks to take over; it records the step before (the page as the clerk
  * got it) and the step after (the page as they handed it back), then reads the page afresh.
  */
-export interface TakeOverContext {
+interface TakeOverContext {
   runId: string;
   step: number;
   gate: CommitGate;

@@ -5,7 +5,7 @@
  * "Submitted"). Pure: it reads the page's HTML and nothing else.
  */
 
-export interface ListedRow {
+interface ListedRow {
   applicationNumber: string;
   status: string | null;
   reference: string | null;

@@ -36,7 +36,7 @@ import { applicationRows } from './applications-table';
 
 export type ReadExtractor = { kind: 'rules' } | { kind: 'model'; options: ExtractOptions };
 
-export interface ReadTaskOptions {
+interface ReadTaskOptions {
   runId: string;
   page: Page;
   profile: PortalProfile;

@@ -2,14 +2,14 @@ import type { Control, Observation } from '../../shared/observation';
 import type { PageSignature } from '../../shared/route';
 
 /** What a case value becomes in a route: the route keeps where a value showed, never the value. */
-export const VALUE_MARK = '{value}';
+const VALUE_MARK = '{value}';
 /** A radio's label in a page signature: which options a group offers is the identity's business, not the page's. */
-export const OPTION_MARK = '{option}';
+const OPTION_MARK = '{option}';
 
 type SignatureControl = PageSignature['controls'][number];
 
 /** Lower-case, digits as `#`, spaces collapsed: what route text is made of, before values are taken out. */
-export function plain(raw: string): string {
+function plain(raw: string): string {
   return raw.normalize('NFC').replace(/\p{N}+/gu, '#').replace(/\s+/g, ' ').trim().toLowerCase().slice(0, 300);
 }
 
@@ -87,7 +87,7 @@ export function optionWords(observation: Observation): string[] {
 }
 
 /** One control as a page signature lists it. */
-export function signatureControl(control: Control, scrub: Scrubber): SignatureControl {
+function signatureControl(control: Control, scrub: Scrubber): SignatureControl {
   const group = scrub.optional(control.group);
   return { role: control.role, name: control.role === 'radio' ? OPTION_MARK : scrub.text(control.name), ...(group !== undefined ? { group } : {}) };
 }

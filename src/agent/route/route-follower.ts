@@ -22,7 +22,7 @@ export interface RouteTraceEntry {
   notLearned?: string;
 }
 
-export interface RouteFollowerOptions {
+interface RouteFollowerOptions {
   /** The route of this portal and task (a retired one is not followed, but its version counts on). */
   route: Route | null;
   profile: PortalProfile;

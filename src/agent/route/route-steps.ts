@@ -43,7 +43,7 @@ function boolValue(values: CaseValues, field: string | undefined): boolean | und
   return typeof v === 'boolean' ? v : undefined;
 }
 
-export interface LearnInput {
+interface LearnInput {
   observation: Observation;
   /** The planner's actions for this read, schema-valid. */
   actions: readonly Action[];
@@ -162,7 +162,7 @@ function fieldBinding(control: Control, observation: Observation, values: CaseVa
   return undefined;
 }
 
-export interface ResolveInput {
+interface ResolveInput {
   step: RouteStep;
   observation: Observation;
   values: CaseValues;

@@ -2,8 +2,6 @@ import { ConsoleEvent, type ConsoleBridge } from '../../shared/console-api';
 import { apiOver, type Call, type ConsoleClient } from './console-client';
 import { connectSocket } from './socket-client';
 
-export type { ConnectionState, ConsoleClient } from './console-client';
-
 /**
  * Picks the transport: the Electron preload's `window.portalDesk` when it is there, otherwise a
  * WebSocket to the browser console that served this page (its token is in the page URL).

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 export type Route = { name: 'runs' } | { name: 'run'; runId: string } | { name: 'replay'; runId?: string } | { name: 'settings' };
 
 /** Screens live in the URL's hash (the token stays in the query): #/runs, #/run/ID, #/replay/ID, #/settings. */
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const [name, id] = hash.replace(/^#\/?/, '').split('/');
   const runId = id ? decodeURIComponent(id) : undefined;
   if (name === 'run' && runId) return { name: 'run', runId };

@@ -17,6 +17,16 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 let browser: Browser;
 let page: Page;
 
+/** The helper modules the test calls in the page (what the dead-export check sees this test reach). */
+export type PageCode = typeof import('../../../src/page/text') &
+  typeof import('../../../src/page/ids') &
+  typeof import('../../../src/page/roles') &
+  typeof import('../../../src/page/visibility') &
+  typeof import('../../../src/page/labels') &
+  typeof import('../../../src/page/controls') &
+  typeof import('../../../src/page/errors') &
+  typeof import('../../../src/page/step');
+
 /** The page code's helper modules bundled for the test page as `window.pageCode`. */
 async function helperBundle(): Promise<string> {
   const modules = ['text', 'ids', 'roles', 'visibility', 'labels', 'controls', 'errors', 'step'];

@@ -9,7 +9,7 @@ import { ACT_ON_PAGE, TOOL_DESCRIPTION } from './prompt';
  * screenshot with the next page read (the screenshot policy's third reason). The planner
  * strips it and hands the engine a plain `Turn`.
  */
-export const ActOnPageInput = Turn.extend({
+const ActOnPageInput = Turn.extend({
   want_screenshot: z
     .boolean()
     .optional()
@@ -39,7 +39,7 @@ export function actOnPageTool(cache = false): Tool {
   };
 }
 
-export type ParsedActOnPage = { ok: true; turn: Turn; wantScreenshot: boolean } | { ok: false; problems: string[] };
+type ParsedActOnPage = { ok: true; turn: Turn; wantScreenshot: boolean } | { ok: false; problems: string[] };
 
 /** Validates a tool input against the full zod contract (lengths, counts, enums). */
 export function parseActOnPage(input: unknown): ParsedActOnPage {

@@ -13,7 +13,7 @@
  * an unknown model never gets a breakpoint that caches nothing.
  */
 
-export const DOCUMENTED_CACHE_MINIMUMS: readonly { pattern: RegExp; tokens: number }[] = [
+const DOCUMENTED_CACHE_MINIMUMS: readonly { pattern: RegExp; tokens: number }[] = [
   { pattern: /^claude-sonnet-4-[56](?:-|$)/, tokens: 1_024 },
   { pattern: /^claude-opus-4-[56](?:-|$)/, tokens: 4_096 },
   { pattern: /^claude-haiku-4-5(?:-|$)/, tokens: 4_096 },
@@ -38,7 +38,7 @@ export function runCacheMinimum(model: string, fallbackModel: string | undefined
 }
 
 /** Estimated prefix lengths (tokens) at each candidate breakpoint of a request. */
-export interface PrefixSizes {
+interface PrefixSizes {
   /** The tool definitions. */
   tools: number;
   /** Tools and the system prompt. */
@@ -49,7 +49,7 @@ export interface PrefixSizes {
   whole: number;
 }
 
-export interface Breakpoints {
+interface Breakpoints {
   tools: boolean;
   system: boolean;
   opening: boolean;

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { AnthropicConfig } from './config';
 
-export const ANTHROPIC_API_URL = 'https://api.anthropic.com';
+const ANTHROPIC_API_URL = 'https://api.anthropic.com';
 
 /**
  * The SDK client for a configuration. The base URL is always passed, so the SDK never reads

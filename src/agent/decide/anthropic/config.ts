@@ -16,7 +16,7 @@ export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export const ToolChoiceMode = z.enum(['tool', 'any', 'auto']);
 export type ToolChoiceMode = z.infer<typeof ToolChoiceMode>;
 
-export const Effort = z.enum(['low', 'medium', 'high', 'xhigh', 'max']);
+const Effort = z.enum(['low', 'medium', 'high', 'xhigh', 'max']);
 
 export const AnthropicConfig = z.strictObject({
   /** ANTHROPIC_API_KEY. Never logged, never in an error message. */

@@ -9,7 +9,7 @@ import type { Observation } from '../../../shared/observation';
 import { pageBlock, pageSummary } from './page-block';
 
 /** Input tokens an image is counted as when estimating (a ~1280×800 screenshot). */
-export const IMAGE_TOKENS = 1_600;
+const IMAGE_TOKENS = 1_600;
 
 /** Estimated tokens of request parts: characters / 4, with image data counted as {@link IMAGE_TOKENS}. */
 export function estimateTokens(value: unknown): number {

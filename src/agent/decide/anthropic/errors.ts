@@ -16,7 +16,7 @@ import type { ModelCall } from '../../../shared/run';
 import { PlannerError } from '../planner';
 import { errorMessage } from '../../../base/error-text';
 
-export interface ErrorContext {
+interface ErrorContext {
   model: string;
   /** Host the requests went to (never the key). */
   host: string;

@@ -59,7 +59,7 @@ function quote(text: string): string {
 }
 
 /** What a control line may refer to: the page's address, and earlier controls' option lists. */
-export interface RenderContext {
+interface RenderContext {
   pageUrl?: string;
   /** Option lists already written, by their JSON, with the ref that wrote them. */
   optionLists?: Map<string, string>;
@@ -142,14 +142,14 @@ const LINK_WORD = /^(?:change|edit|amend)$/i;
 /** Row links a page needs before it is read as a final-review page. */
 const MIN_REVIEW_ROWS = 3;
 
-export interface ReviewRow {
+interface ReviewRow {
   label: string;
   value: string;
   /** Path of the page the row is changed on (its link's address, without the fragment). */
   changedAt: string;
 }
 
-export interface ReviewPage {
+interface ReviewPage {
   /** Text lines before the first row and after the last. */
   before: string[];
   rows: ReviewRow[];
@@ -226,7 +226,7 @@ function line(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-export interface RenderOptions {
+interface RenderOptions {
   /** Say a final-review page as its rows (default true; false renders it as any page, for measuring). */
   reviewRows?: boolean;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { TokenUsage } from '../../../shared/run';
 
 /** USD per million tokens. Cache writes are the 5-minute TTL the planner uses. */
-export const ModelPrice = z.strictObject({
+const ModelPrice = z.strictObject({
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   cacheWrite: z.number().nonnegative(),
@@ -42,7 +42,7 @@ export function priceFor(model: string, table: PriceTable): ModelPrice | undefin
   return keys[0] ? table[keys[0]] : undefined;
 }
 
-export interface RawUsage {
+interface RawUsage {
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens?: number | null;

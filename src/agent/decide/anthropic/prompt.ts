@@ -46,7 +46,7 @@ Style
 const CREDENTIAL_WORDS = new Set(['password', 'passwd', 'pwd', 'passcode', 'otp', 'totp', 'secret', 'apikey']);
 
 /** Field names that look like credentials (`login_password`, `otpCode`) never reach the model, whatever the case holds. */
-export function looksLikeCredential(fieldName: string): boolean {
+function looksLikeCredential(fieldName: string): boolean {
   const snake = fieldName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
   return snake.split(/[^a-z0-9]+/).some((word) => CREDENTIAL_WORDS.has(word)) || /api_?key|one_?time_?(code|pass)/.test(snake);
 }

@@ -11,9 +11,9 @@ import { showsGatedButton } from '../gated-controls';
  * - `model_request`: the model set `want_screenshot` in its previous `act_on_page` call.
  * The first reason that applies is recorded as `ModelCall.imageReason`.
  */
-export type ScreenshotReason = 'gated_action' | 'unnamed_controls' | 'model_request';
+type ScreenshotReason = 'gated_action' | 'unnamed_controls' | 'model_request';
 
-export interface ScreenshotContext {
+interface ScreenshotContext {
   observation: Observation;
   previous: StepAction[];
   /** The model asked for a screenshot with this read. */

@@ -18,7 +18,7 @@ export function datePart(label: string | undefined): ValueFormat | undefined {
 }
 
 /** A format a page text names (`DD/MM/YYYY`, `for example 27 March 2007`, `without country code`), if any. */
-export function formatNamedIn(text: string | undefined, value: string): ValueFormat | undefined {
+function formatNamedIn(text: string | undefined, value: string): ValueFormat | undefined {
   if (!text) return undefined;
   const t = text.toLowerCase();
   if (/\bdd\s*\/\s*mm\s*\/\s*yyyy\b/.test(t) || /\bday\s*\/\s*month\s*\/\s*year\b/.test(t)) return 'date:DD/MM/YYYY';

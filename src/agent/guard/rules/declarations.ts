@@ -7,7 +7,7 @@ import { foldForMatching, riskyWordsIn } from './risky-words';
  * Words that make a checkbox a declaration: ticking it states something on the client's behalf.
  * The profile's risky words count too ("I confirm", "Pay by card").
  */
-export const DECLARATION_WORDS = [
+const DECLARATION_WORDS = [
   'declare', 'declaration', 'certify', 'agree', 'consent', 'accept', 'undertake', 'undertaking',
   'authorise', 'authorize', 'acknowledge', 'affirm', 'attest', 'solemnly', 'terms',
 ];
@@ -16,7 +16,7 @@ export const DECLARATION_WORDS = [
  * A listed declaration shorter than this many words ("I", "I agree") would cover too many
  * different boxes; it covers none, and those boxes wait for the clerk.
  */
-export const MIN_DECLARATION_WORDS = 3;
+const MIN_DECLARATION_WORDS = 3;
 
 /** The words of a label as a reader sees them, lower-case, separated by single spaces. */
 function words(text: string): string {

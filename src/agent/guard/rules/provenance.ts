@@ -7,7 +7,7 @@ import type { GuardContext } from '../guard-context';
 import { allow, block, type GuardRule } from './rule';
 
 /** The actions that put a value into the page. The model names a field; code supplies the value. */
-export type ValueAction = Extract<Action, { type: 'fill' | 'select' }>;
+type ValueAction = Extract<Action, { type: 'fill' | 'select' }>;
 
 interface FoundValue {
   provenance: Provenance & { source: 'case' | 'clerk' };
@@ -27,7 +27,7 @@ const NOT_TYPED: Readonly<Record<string, string>> = {
  * file (it is the newer word of a person who saw the page and the question); otherwise the case
  * file. Only own keys count: a field called "constructor" or "__proto__" is not a field.
  */
-export function findValue(field: string, ctx: Pick<GuardContext, 'caseFile' | 'clerkValues'>): FoundValue | undefined {
+function findValue(field: string, ctx: Pick<GuardContext, 'caseFile' | 'clerkValues'>): FoundValue | undefined {
   if (Object.hasOwn(ctx.clerkValues, field)) return { provenance: { source: 'clerk', field }, value: ctx.clerkValues[field]! };
   if (Object.hasOwn(ctx.caseFile.fields, field)) return { provenance: { source: 'case', field }, value: ctx.caseFile.fields[field]! };
   return undefined;

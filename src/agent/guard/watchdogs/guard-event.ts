@@ -2,7 +2,7 @@
  * What the browser watchdogs stopped, for the step's events and the audit trail. Each blocked
  * or dismissed thing is reported once, after it has been stopped.
  */
-export type GuardEventType =
+type GuardEventType =
   | 'navigation_blocked'
   | 'popup_closed'
   | 'download_blocked'

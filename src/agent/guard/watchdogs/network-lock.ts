@@ -4,7 +4,7 @@ import { isAllowedUrl } from '../../../shared/allowed-hosts';
 import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 
-export interface NetworkLockOptions {
+interface NetworkLockOptions {
   /**
    * The pages Portal Desk works in. A document for any other page (a pop-up) is refused whatever
    * its address, so a pop-up never loads anything before the pop-up watchdog closes it.

@@ -26,7 +26,7 @@ const blockedStage: ActionStage = {
  * answers decides, and an action every stage passes is acted on (`act`). Adding a stage: a file
  * in this folder exporting an `ActionStage`, and its line here.
  */
-export const ACTION_STAGES: readonly ActionStage[] = [blockedStage, codeAnswersStage, approvalStage, doubleSubmitStage];
+const ACTION_STAGES: readonly ActionStage[] = [blockedStage, codeAnswersStage, approvalStage, doubleSubmitStage];
 
 /**
  * One proposed action through guard → (done, fail, ask answered by code) → approval →

@@ -38,10 +38,10 @@ export function next(pending: PendingAction): StageResult {
 }
 
 /** An action's outcome as a stage states it; `ms` defaults to the time since the pipeline took it. */
-export type Said = Omit<Outcome, 'ms'> & { ms?: number };
+type Said = Omit<Outcome, 'ms'> & { ms?: number };
 
 /** The step log's entry for the action, with the outcome given. */
-export function stepAction(p: PendingAction, said: Said): StepAction {
+function stepAction(p: PendingAction, said: Said): StepAction {
   const outcome: Outcome = { ...said, ms: said.ms ?? p.ms() };
   return p.approval ? { action: p.action, element: p.element, verdict: p.verdict, approval: p.approval, outcome } : { action: p.action, element: p.element, verdict: p.verdict, outcome };
 }

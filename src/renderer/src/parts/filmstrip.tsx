@@ -6,7 +6,7 @@ import { useScreenshot } from '../screenshots';
 import { pageName } from './step-entry';
 
 /** What the guard and the clerk made of a step's actions, worst first: the filmstrip's colour mark. */
-export type StepVerdict = 'denied' | 'blocked' | 'approval' | 'allowed' | 'code';
+type StepVerdict = 'denied' | 'blocked' | 'approval' | 'allowed' | 'code';
 
 const VERDICT_WORDS: Record<StepVerdict, string> = {
   denied: 'denied by the clerk',
@@ -16,7 +16,7 @@ const VERDICT_WORDS: Record<StepVerdict, string> = {
   code: 'code handled it',
 };
 
-export function stepVerdict(step: StepRecord): StepVerdict {
+function stepVerdict(step: StepRecord): StepVerdict {
   if (step.actions.some((a) => a.outcome.status === 'denied' || a.approval?.decision === 'deny')) return 'denied';
   if (step.actions.some((a) => a.verdict.verdict === 'block' || a.outcome.status === 'blocked' || a.outcome.status === 'error')) return 'blocked';
   if (step.events.some((e) => e.type === 'bot_challenge')) return 'blocked';
@@ -25,7 +25,7 @@ export function stepVerdict(step: StepRecord): StepVerdict {
 }
 
 /** The step's title: the page's own name, else the first action in words. */
-export function stepTitle(step: StepRecord): string {
+function stepTitle(step: StepRecord): string {
   const page = pageName(step);
   if (page) return page;
   const first = step.actions[0];
@@ -33,7 +33,7 @@ export function stepTitle(step: StepRecord): string {
 }
 
 /** How long the step took, in words a person reads at a glance: 840 ms, 2.4 s, 1 min 05 s. */
-export function stepDuration(step: StepRecord): string {
+function stepDuration(step: StepRecord): string {
   const ms = Date.parse(step.endedAt) - Date.parse(step.startedAt);
   if (!Number.isFinite(ms) || ms < 0) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
