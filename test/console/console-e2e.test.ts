@@ -193,7 +193,9 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     await page.keyboard.press('ArrowLeft');
     await expectText(position, /^#2 · 3 of/);
     await expectText(page.locator('.step-detail h2'), '#2');
-    await page.locator('.step-detail .shot-large img').waitFor();
+    // Before and after, side by side.
+    await page.locator('.step-detail .shot-large img').first().waitFor();
+    await expect.poll(() => page.locator('.step-detail .shot-large img').count(), { timeout: 20_000 }).toBe(2);
     await shot('replay');
 
     // The filmstrip: one frame per recorded step, each with its number and title, a verdict colour and a duration.
@@ -224,6 +226,30 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     await page.setViewportSize({ width: 1280, height: 720 });
     await shot('replay-filmstrip');
     await page.setViewportSize({ width: 1440, height: 960 });
+
+    // The gated step (the submit the clerk approved): before and after side by side, the whole page in a frame that scrolls,
+    // and the commit gate's judgement of the submit in the requests pane with its rule.
+    const gated = steps.findIndex((s) => s.actions.some((a) => a.verdict.verdict === 'needs_approval'));
+    expect(gated).toBeGreaterThan(0);
+    expect(steps[gated]!.fullPageHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(steps.every((s) => typeof s.afterScreenshotHash === 'string')).toBe(true);
+    await frames.nth(gated).click();
+    await expectText(position, new RegExp(`^#${steps[gated]!.index} · `));
+    expect(await frames.nth(gated).locator('.frame-fullpage').count()).toBe(1);
+    const pictures = page.locator('.step-detail .replay-pictures-two figure');
+    await expectCount(pictures, 2);
+    await expect.poll(() => pictures.locator('img').count(), { timeout: 20_000 }).toBe(2);
+    expect(await pictures.nth(1).locator('figcaption').innerText()).toMatch(/^After: once the actions ran/);
+    const fullPage = page.getByRole('region', { name: `Full page at step ${steps[gated]!.index}` });
+    const frame = fullPage.locator('.fullpage-scroll');
+    await frame.locator('img').waitFor({ state: 'visible', timeout: 20_000 });
+    await expect.poll(() => frame.evaluate((el) => el.scrollHeight > el.clientHeight + 100)).toBe(true);
+    await expectText(page.getByRole('region', { name: 'Requests' }).locator('table'), /commit-gate:submit-path/);
+    await shot('replay-gated-step');
+    await fullPage.scrollIntoViewIfNeeded();
+    await shot('replay-full-page');
+    await frame.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await shot('replay-full-page-bottom');
 
     await page.keyboard.press('End');
     await expectText(page.locator('.step-detail'), /proof: SHP-/);
