@@ -255,9 +255,17 @@ export class OfficeWorker {
     let idleSince = Date.now();
     try {
       while (!this.stopping) {
-        const [job] = await this.o.queue.boss.fetch<CaseJob>(CASE_QUEUE, { batchSize: 1 });
+        let job: PgBoss.Job<CaseJob> | undefined;
+        try {
+          [job] = await this.o.queue.boss.fetch<CaseJob>(CASE_QUEUE, { batchSize: 1 });
+        } catch (err) {
+          // The database blinked: say so and ask again; a case is never lost by a failed fetch.
+          this.log(`desk ${this.deskId}: could not ask the queue (${errorText(err)}); trying again`);
+          await sleep(2000);
+          continue;
+        }
         if (!job) {
-          if (this.o.exitWhenIdleMs !== undefined && Date.now() - idleSince >= this.o.exitWhenIdleMs && this.busy.size === 0) break;
+          if (this.o.exitWhenIdleMs !== undefined && Date.now() - idleSince >= this.o.exitWhenIdleMs && this.busy.size === 0 && (await this.queueIsEmpty())) break;
           await sleep(this.o.pollMs ?? 500);
           continue;
         }
@@ -348,6 +356,12 @@ export class OfficeWorker {
     }
     await this.o.queue.boss.complete(CASE_QUEUE, job.id, { runId: finished.runId, status: finished.status, reason: finished.reason, applicationNumber: finished.applicationNumber ?? null });
     return { ...base, outcome: finished.status === 'done' ? 'done' : 'not-done', runId: finished.runId, status: finished.status, reason: finished.reason };
+  }
+
+  /** No case waits, waits to be retried or runs anywhere (a desk draining stops only then). */
+  private async queueIsEmpty(): Promise<boolean> {
+    const counts = await this.o.queue.counts().catch(() => ({}) as Record<string, number>);
+    return !counts.created && !counts.retry && !counts.active;
   }
 
   /** This desk's beat, and the jobs of desks whose beat stopped handed back to the queue. */

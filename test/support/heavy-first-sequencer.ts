@@ -6,7 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * each) could start last and run alone at the end; started first, everything else fills the other
  * worker beside them.
  */
-const HEAVIEST = ['test/e2e/lab-cases.test.ts', 'test/realities/faults-suite.test.ts', 'test/attacks/attack-suite.test.ts'];
+const HEAVIEST = ['test/e2e/lab-cases.test.ts', 'test/realities/faults-suite.test.ts', 'test/attacks/attack-suite.test.ts', 'test/office/office-queue.test.ts'];
 
 export default class HeavyFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
