@@ -359,7 +359,8 @@ export class ConsoleService {
               this.emit({ type: 'step', runId, step });
               void this.emitRun(runId);
             },
-            status: () => {
+            status: (_status, reason) => {
+              if (live) live.phase = /^The portal is not answering/.test(reason ?? '') ? 'waiting_portal' : live.phase === 'waiting_portal' ? 'reading_page' : live.phase;
               if (runId) void this.emitRun(runId);
             },
           },

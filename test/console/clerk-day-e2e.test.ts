@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../src/agent/browser/chromium';
 import { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
-import type { Lab } from '../../lab';
+import { bindLabProfile, type Lab } from '../../lab';
+import type { DemoPortals } from '../../src/service/demo-portals';
 import { LabHandle } from '../../lab/demo/lab-portals';
 import type { RunView } from '../../src/shared/console-api';
 import type { StepRecord } from '../../src/shared/run';
@@ -32,7 +34,55 @@ const pageProblems: string[] = [];
 // One vault key for both lives of the console (the saved login state is sealed with it).
 const vaultKey = memoryKey();
 
-async function openService(): Promise<void> {
+/**
+ * A switch in front of the lab's port: the portal "stops answering" when it is off (connections
+ * refused) and comes back on the same port, with the lab's sessions and drafts as they were.
+ */
+class PortalSwitch {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  async on(labPort: number): Promise<void> {
+    const server = createServer((socket) => {
+      const upstream = connect(labPort, '127.0.0.1');
+      for (const s of [socket, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', () => resolve()));
+    this.port = (server.address() as { port: number }).port;
+    this.server = server;
+  }
+
+  async off(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** The lab as the console's demo portals, with every profile bound to the switch's port instead of the lab's. */
+function switchedDemo(handle: LabHandle, portal: PortalSwitch): DemoPortals<Lab> {
+  return {
+    portalId: (profile) => handle.portalId(profile),
+    credentials: handle.credentials,
+    get: () => handle.get(),
+    bind: async (profile) => {
+      const bound = await handle.bind(profile);
+      return bound.lab ? { profile: bindLabProfile(profile, portal.port), lab: bound.lab } : bound;
+    },
+    stop: async () => undefined,
+    resolverRules: (target) => handle.resolverRules(target),
+    adversary: (seed) => handle.adversary(seed),
+  };
+}
+
+async function openService(demo: DemoPortals = labHandle): Promise<void> {
   service = await ConsoleService.open({
     dbPath: join(dir, 'runs.sqlite'),
     casesDir: CASES_DIR,
@@ -40,7 +90,7 @@ async function openService(): Promise<void> {
     env: { PORTAL_DESK_HOME: dir, PATH: process.env.PATH },
     keySource: vaultKey,
     clerkName: 'test-clerk',
-    demo: labHandle,
+    demo,
   });
   server = await startConsoleServer({ service });
 }
@@ -183,6 +233,51 @@ describe('a clerk’s day in the console', { retry: 0 }, () => {
   );
 
   it(
+    'reports a wrong one-time code on the card and asks again; the clerk asks for a new code and gives it; the log says the clerk gave it',
+    async ({ onTestFailed }) => {
+      onTestFailed(() => diagnose('otp'));
+      lab.configure('aditya-deshpande', { otp: 'signin' });
+      const runId = await startCase('power-name-change-deshpande');
+      const input = page.getByRole('textbox', { name: 'Type the one-time code' });
+      await input.waitFor({ timeout: RUN_MS });
+      let first: string | null = null;
+      await expect.poll(() => (first = lab.latestOtp('aditya-deshpande')), { timeout: 30_000 }).toMatch(/^\d{6}$/);
+      // The page says the code lasts 5 minutes: the card counts it down.
+      await expectText(page.locator('.code-lifetime'), /works for another [45]:\d\d min/);
+      const wrong = first === '000000' ? '111111' : '000000';
+      await input.fill(wrong);
+      await input.press('Enter');
+      const problem = page.locator('.input-problem');
+      await problem.waitFor({ timeout: 60_000 });
+      await expectText(problem, /The verification code is incorrect/);
+      await expectText(page.locator('.input-card h2'), 'The portal did not take that code — type it again');
+      expect((await statusOf(runId)).pendingInput).toMatchObject({ kind: 'otp', problem: expect.stringMatching(/incorrect/), canResend: true });
+      await shots('otp-wrong');
+
+      await page.getByRole('button', { name: 'Send a new code' }).click();
+      await expect.poll(() => lab.latestOtp('aditya-deshpande'), { timeout: 60_000 }).not.toBe(first);
+      const second = lab.latestOtp('aditya-deshpande')!;
+      await expect.poll(() => page.locator('.input-problem').count(), { timeout: 60_000 }).toBe(0);
+      await page.getByRole('textbox', { name: 'Type the one-time code' }).fill(second);
+      await page.getByRole('textbox', { name: 'Type the one-time code' }).press('Enter');
+      await page.getByRole('region', { name: 'Approval needed' }).waitFor({ timeout: RUN_MS });
+      await page.keyboard.press('a');
+      await page.locator('.status-header[data-status="done"]').waitFor({ timeout: RUN_MS });
+      const steps = (await service.handle('listSteps', { runId })) as StepRecord[];
+      const events = steps.flatMap((s) => s.events);
+      expect(events.filter((e) => e.type === 'otp').map((e) => e.message)).toEqual([
+        expect.stringMatching(/^The clerk gave the one-time code •{4,}; code typed it into the portal$/),
+        // After a new code was sent the question starts afresh (no complaint to answer).
+        expect.stringMatching(/^The clerk gave the one-time code •{4,}; code typed it into the portal$/),
+      ]);
+      expect(events.filter((e) => e.type === 'otp_resend').map((e) => e.message)).toEqual([expect.stringMatching(/^The clerk asked for a new code: code pressed "Send a new code"$/)]);
+      expect(JSON.stringify(steps)).not.toContain(second);
+      expect(lab.submissions({ clientId: 'aditya-deshpande' })).toHaveLength(1);
+    },
+    RUN_MS * 2,
+  );
+
+  it(
     'shows the whole review page and every value about to be submitted beside its case value, then the clerk denies: a decision, said once',
     async ({ onTestFailed }) => {
       onTestFailed(() => diagnose('approval'));
@@ -260,6 +355,43 @@ describe('a clerk’s day in the console', { retry: 0 }, () => {
       await page.locator('.status-header[data-status="done"]').waitFor({ timeout: RUN_MS });
       expect((await statusOf(runId)).run.applicationNumber).toMatch(/^SHP-/);
       expect(lab.submissions({ clientId: 'anand-bakery' })).toHaveLength(1);
+    },
+    RUN_MS * 3,
+  );
+
+  it(
+    'a portal that stops answering mid-run is reported as not answering, with the network error; the run waits, stops resumable, and resumes to done once it is back',
+    async ({ onTestFailed }) => {
+      onTestFailed(() => diagnose('outage'));
+      const portal = new PortalSwitch();
+      await portal.on(lab.port);
+      await server.close();
+      await service.close();
+      await openService(switchedDemo(labHandle, portal));
+      await page.goto(server.url);
+      const runId = await startCase('shops-renewal-venkateswara-emporium');
+      await expect.poll(async () => (await statusOf(runId)).run.stepCount, { timeout: RUN_MS, interval: 500 }).toBeGreaterThanOrEqual(3);
+      await portal.off();
+      const header = page.locator('.status-header');
+      await expectText(header.locator('.status-word'), 'The portal is not answering', RUN_MS);
+      await expectText(header.locator('.status-detail'), /The portal is not answering \((net::ERR_[A-Z_]+|the page did not load)\); trying again/);
+      await shots('portal-not-answering');
+      await page.locator('.status-header[data-status="interrupted"]').waitFor({ timeout: RUN_MS });
+      const stopped = await statusOf(runId);
+      expect(stopped.run.reason).toMatch(/^The portal is not answering \(.+ at http:\/\/shops\.portal\.example:\d+\/.*\); nothing was lost\. Resume the run when the portal is back\.$/);
+      const steps = (await service.handle('listSteps', { runId })) as StepRecord[];
+      // Never a planner's give-up, never an action "done" on an error page.
+      expect(steps.flatMap((s) => s.actions).filter((a) => a.action.type === 'fail')).toEqual([]);
+      expect(steps.flatMap((s) => s.events).filter((e) => e.type === 'portal_not_answering').length).toBeGreaterThanOrEqual(2);
+      await shots('portal-interrupted');
+
+      await portal.on(lab.port);
+      await page.getByRole('region', { name: 'Resume' }).getByRole('button', { name: 'Resume this run' }).click();
+      await page.getByRole('region', { name: 'Approval needed' }).waitFor({ timeout: RUN_MS });
+      await page.keyboard.press('a');
+      await page.locator('.status-header[data-status="done"]').waitFor({ timeout: RUN_MS });
+      expect(lab.submissions({ clientId: 'irfan-shaikh' })).toHaveLength(1);
+      await portal.off();
     },
     RUN_MS * 3,
   );

@@ -45,7 +45,7 @@ describe('one-time codes at sign-in and before submit', () => {
     const steps = await run.store.listSteps(run.runId);
     const otpStep = steps.find((s) => s.events.some((e) => e.type === 'otp'))!;
     expect(otpStep.model).toBeNull();
-    expect(otpStep.events.find((e) => e.type === 'otp')!.message).toMatch(/One-time code •{4,} typed by code/);
+    expect(otpStep.events.find((e) => e.type === 'otp')!.message).toMatch(/The clerk gave the one-time code •{4,}; code typed it into the portal/);
     // Where the code was asked: at sign-in it comes before the form, before submit after the Submit click.
     const submitStep = steps.findIndex((s) => s.actions.some((a) => a.element?.includes('Submit application')));
     expect(otp === 'signin' ? steps.indexOf(otpStep) < submitStep : steps.indexOf(otpStep) > submitStep).toBe(true);

@@ -90,7 +90,13 @@ export class RunContext {
         await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
       } catch (err) {
         this.note('navigation', `${url} did not load (${errorText(err)}); trying again`);
-        await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+        try {
+          await this.o.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+        } catch (again) {
+          // The browser's error page is in the tab: the next read sees the portal not answering (handlers/portal-outage.ts).
+          if (!this.o.page.url().startsWith('chrome-error:')) throw again;
+          this.note('navigation', `${url} did not load again (${errorText(again)})`);
+        }
       }
     });
   }

@@ -7,6 +7,7 @@ import { loginStateHandler } from './login-state';
 import { oneTimeCodeHandler } from './one-time-code';
 import type { PortalHandler } from './portal-handler';
 import { portalOutageHandler } from './portal-outage';
+import { portalOutageHandler } from './portal-outage';
 import { receiptHandler } from './receipt';
 import { sessionTimeoutHandler } from './session-timeout';
 import { signInHandler } from './sign-in';
@@ -20,6 +21,7 @@ export type { PortalHandler, PortalTurn } from './portal-handler';
  * Adding one: a file beside these exporting a `PortalHandler`, and its line here.
  */
 export const PORTAL_HANDLERS: readonly PortalHandler[] = [
+  portalOutageHandler,
   portalOutageHandler,
   takeOverHandler,
   botCheckHandler,
