@@ -7,6 +7,7 @@ import { bindLabProfile } from '../../../lab';
 import { LabCredentials } from '../../../lab/demo/lab-portals';
 import { loadReplay } from '../../../src/audit/load-replay';
 import { renderReportHtml } from '../../../src/audit/report-html';
+import type { LoginStateStore } from '../../../src/shared/credentials';
 import { READ_RESULT_EVENT, ReadResult } from '../../../src/shared/read-result';
 import { REPO } from '../../support/cli';
 import { EngineBench, RecordingApprovals, ScriptedInputs } from '../../support/engine';
@@ -31,7 +32,7 @@ afterAll(async () => {
   await bench?.stop();
 });
 
-async function readRun(file: string, planner: 'rules' | 'anthropic' = 'rules') {
+async function readRun(file: string, planner: 'rules' | 'anthropic' = 'rules', loginStates?: LoginStateStore) {
   const caseFile = readCase(file);
   const since = bench.lab.requestLog().length;
   const store = bench.store();
@@ -44,6 +45,7 @@ async function readRun(file: string, planner: 'rules' | 'anthropic' = 'rules') {
       inputs: new ScriptedInputs(() => null),
       credentials: new LabCredentials(),
       env: api ? { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: api.url } : {},
+      ...(loginStates ? { loginStates } : {}),
     },
     { caseFile, profile: bindLabProfile(loadPortalProfile(caseFile.portal), bench.lab.port), planner, approveMode: 'ask' },
   );
@@ -93,6 +95,19 @@ describe('read-only tasks on the lab portals', () => {
       expect(renderReportHtml(replay)).toContain(status);
     }
   }, 240_000);
+
+  it('signed in already (the saved login state of an earlier run): the status check sends no POST at all', async () => {
+    const saved = new Map<string, string>();
+    const loginStates: LoginStateStore = { load: async (c, p) => saved.get(`${c}/${p}`) ?? null, save: async (c, p, state) => void saved.set(`${c}/${p}`, state), remove: async (c, p) => void saved.delete(`${c}/${p}`) };
+    const first = await readRun('shops-status-ravi-textiles.json', 'rules', loginStates);
+    expect(first.posts.map((p) => p.path)).toEqual(['/sign-in']);
+    const second = await readRun('shops-status-ravi-textiles.json', 'rules', loginStates);
+    expect(second.run.status, second.run.reason).toBe('done');
+    expect(second.result).toMatchObject({ status: 'Returned for correction' });
+    expect(second.posts).toEqual([]);
+    expect(second.steps).toHaveLength(1);
+    touchedNothing(second);
+  }, 120_000);
 
   it('fetches an acknowledgement (extract): number and reference from the page, the page kept as the receipt', async () => {
     const r = await readRun('shops-acknowledgement-ravi-textiles.json');
