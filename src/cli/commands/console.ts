@@ -64,7 +64,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  console.error('Stopping the console: runs still waiting for you are denied and end as failed.');
+  console.error('Stopping the console: runs still going or waiting for you are left interrupted (nothing is decided for you); resume them from the next console or with "portal-desk resume RUN_ID".');
   await server.close();
   await service.close();
   await demo.stop();
