@@ -61,6 +61,13 @@ export function reportText(r: BenchReport): string {
   out(`  median ${ms(r.labForm.ms)}`);
   out();
 
+  out('Learned routes: a lab case run twice on the same layout, the second following the route the first learned');
+  for (const p of r.learnedRoute.pairs) {
+    out(`  ${p.portal.padEnd(6)} first ${s1(p.firstMs).padStart(8)} (${p.firstPlannerCalls} planner calls), route ${s1(p.routeMs).padStart(8)} (${p.routePlannerCalls} planner calls): ${(p.routeMs / p.firstMs).toFixed(2)}×${p.done ? '' : '  NOT DONE'}`);
+  }
+  out(`  median wall ratio ${r.learnedRoute.wallRatio.toFixed(2)}×`);
+  out();
+
   const t = r.throughput;
   out('Throughput (same mix of shops, power and tax forms)');
   for (const b of [t.single, t.concurrent]) {

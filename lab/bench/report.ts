@@ -8,6 +8,7 @@ import type { StaleRef } from './stale-ref';
 import { median, round, spread, type Spread } from './stats';
 import type { StoreWrite } from './store-write';
 import type { Throughput } from './throughput';
+import type { LearnedRouteBench } from './learned-route';
 
 /** The benchmark's report: what `portal-desk bench` prints, and `--json` prints as JSON. */
 
@@ -71,6 +72,7 @@ export interface BenchReport {
   storeWrite: StoreWrite;
   replayLoad: ReplayLoad;
   labForm: LabForm;
+  learnedRoute: LearnedRouteBench;
   throughput: Throughput;
   /** null where out/cli was not built or /proc is missing. */
   cliStart: CliStart | null;
@@ -182,6 +184,12 @@ export function targetRows(r: Omit<BenchReport, 'summary' | 'machine' | 'wallSec
       result: `${round(r.labForm.ms.median / 1000, 2)} s median`,
       target: `≤ ${TARGETS.labFormMs / 1000} s`,
       met: r.labForm.allDone && r.labForm.ms.median <= TARGETS.labFormMs,
+    },
+    {
+      measurement: `learned route: second run of a lab case, same layout (${r.learnedRoute.pairs.map((p) => p.portal).join(', ')}${r.learnedRoute.allDone ? '' : ', NOT ALL DONE'})`,
+      result: `${r.learnedRoute.routePlannerCalls} planner calls (first runs ${r.learnedRoute.pairs.map((p) => p.firstPlannerCalls).join('/')}); wall ${r.learnedRoute.wallRatio.toFixed(2)}× of the first run`,
+      target: '0 calls, < 1.00×',
+      met: r.learnedRoute.allDone && r.learnedRoute.routePlannerCalls === 0 && r.learnedRoute.wallRatio < 1,
     },
     {
       measurement: `throughput, ${t.concurrent.concurrency} concurrent vs 1 (forms/min)`,

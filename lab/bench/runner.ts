@@ -8,6 +8,7 @@ import { openStore } from '../../src/store';
 import { measureCliStart } from './cli-start';
 import { labPages } from './lab-pages';
 import { measureLabForm } from './lab-form';
+import { measureLearnedRoute } from './learned-route';
 import { describeMachine, load } from './machine';
 import { measureObservationSize } from './observation-size';
 import { measureObserveTime, type ObserveTime } from './observe-time';
@@ -41,6 +42,7 @@ interface Plan {
   replaySteps: number;
   replay: { warmup: number; trials: number };
   labForm: { warmup: number; trials: number };
+  learnedRoute: { portals: Array<'shops' | 'power' | 'tax'>; pairs: number };
   throughput: { singleForms: number; concurrentForms: number; concurrency: number };
   cliStart: { trials: number; starts: number };
 }
@@ -52,6 +54,7 @@ const FULL: Plan = {
   replaySteps: 1000,
   replay: { warmup: 1, trials: 5 },
   labForm: { warmup: 1, trials: 5 },
+  learnedRoute: { portals: ['shops', 'power', 'tax'], pairs: 1 },
   throughput: { singleForms: 3, concurrentForms: 12, concurrency: 4 },
   cliStart: { trials: 5, starts: 10 },
 };
@@ -63,6 +66,7 @@ const QUICK: Plan = {
   replaySteps: 30,
   replay: { warmup: 0, trials: 1 },
   labForm: { warmup: 0, trials: 1 },
+  learnedRoute: { portals: ['shops'], pairs: 1 },
   throughput: { singleForms: 1, concurrentForms: 2, concurrency: 2 },
   cliStart: { trials: 1, starts: 2 },
 };
@@ -113,6 +117,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       const env = { lab, browser, store };
       log('lab form: shops, end to end');
       const labForm = await measureLabForm(env, 'shops', plan.labForm);
+      log(`learned routes: ${plan.learnedRoute.portals.join(', ')}, a first run and a route run each`);
+      const learnedRoute = await measureLearnedRoute({ ...env, dir }, plan.learnedRoute.portals, plan.learnedRoute.pairs);
       log(`throughput: ${plan.throughput.singleForms} forms one at a time, ${plan.throughput.concurrentForms} forms ${plan.throughput.concurrency} at a time`);
       const throughput = await measureThroughput(env, plan.throughput);
 
@@ -123,6 +129,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         storeWrite,
         replayLoad,
         labForm,
+        learnedRoute,
         throughput,
         cliStart,
       };

@@ -39,6 +39,7 @@ describe('portal-desk bench --quick --json', () => {
       'shops/redesigned/owner-and-establishment',
       'power/redesigned/new-holder',
       'tax/redesigned/return',
+      'permits/widgets/applicant',
     ]);
     for (const p of [...o.pages, o.synthetic]) {
       spreadOk(p.observeMs);
@@ -51,7 +52,7 @@ describe('portal-desk bench --quick --json', () => {
 
     // Observation size: tokens from real pages; every labelled control counted, the share computed from them.
     const s = report.observationSize;
-    expect(s.pages).toHaveLength(6);
+    expect(s.pages).toHaveLength(7);
     for (const p of [...s.pages, s.synthetic]) {
       positive(p.observationTokens);
       expect(p.snapshotTokens).toBeGreaterThan(p.observationTokens / 10);
@@ -102,14 +103,19 @@ describe('portal-desk bench --quick --json', () => {
     expect(run.settleMs).toBeLessThanOrEqual(run.actionMs);
     expect(run.readMs + run.actionMs).toBeLessThan(run.ms);
     positive(report.throughput.ratio);
+    // Learned routes: the second run of the pair followed the route the first learned, without the planner.
+    expect(report.learnedRoute.pairs).toHaveLength(1);
+    expect(report.learnedRoute.pairs[0]).toMatchObject({ portal: 'shops', done: true, routePlannerCalls: 0 });
+    expect(report.learnedRoute.pairs[0]!.firstPlannerCalls).toBeGreaterThan(4);
+    positive(report.learnedRoute.wallRatio);
 
     // The summary: every target judged (yes or no), the rest reported without one.
     const judged = report.summary.filter((row) => row.target !== '');
-    expect(judged.map((row) => row.target)).toEqual(['≤ 1.15×', '≤ 1.15×', '≤ 40%', '100%', '≤ 20 ms', '≤ 5 s', '≥ 1.6×', '≤ 1.5×']);
+    expect(judged.map((row) => row.target)).toEqual(['≤ 1.15×', '≤ 1.15×', '≤ 40%', '100%', '≤ 20 ms', '≤ 5 s', '0 calls, < 1.00×', '≥ 1.6×', '≤ 1.5×']);
     for (const row of judged) expect(typeof row.met).toBe('boolean');
     for (const row of report.summary.filter((x) => x.target === '')) expect(row.met).toBeNull();
     expect(report.summary.map((row) => row.measurement).join('\n')).toMatch(/store write per step[\s\S]*replay load, 30-step run/);
-  }, 180_000);
+  }, 300_000);
 
   it('--help names the options and says the exit code does not depend on the targets', async () => {
     const r = await runCli(['bench', '--help']);

@@ -43,7 +43,7 @@ describe('a route run and the guard', () => {
     expect(run.reason).toMatch(/^Denied by/);
     expect(run.submissions).toBe(0);
     expect(run.plannerCalls).toBe(0);
-    const gated = run.steps.flatMap((s) => s.actions.map((a) => ({ a, source: s.source }))).filter(({ a }) => a.verdict.verdict === 'needs_approval');
+    const gated = run.records.flatMap((s) => s.actions.map((a) => ({ a, source: s.source }))).filter(({ a }) => a.verdict.verdict === 'needs_approval');
     expect(gated.length).toBeGreaterThan(0);
     expect(gated[0]).toMatchObject({ source: 'route', a: { verdict: { rule: 'risky-control' }, approval: { decision: 'deny' } } });
     expect(gated[0]!.a.element).toMatch(/Submit/);
@@ -59,7 +59,7 @@ describe('a route run and the guard', () => {
     const run = await routeRun(bench, bench.caseFile(FOLLOW), routes, { approvals: clerk });
     expect(run.status).toBe('failed');
     expect(run.submissions).toBe(0);
-    const press = run.steps.flatMap((s) => s.actions.map((a) => ({ a, source: s.source }))).find(({ a }) => a.action.type === 'press');
+    const press = run.records.flatMap((s) => s.actions.map((a) => ({ a, source: s.source }))).find(({ a }) => a.action.type === 'press');
     expect(press).toMatchObject({ source: 'route', a: { verdict: { verdict: 'needs_approval', rule: 'risky-control' }, approval: { decision: 'deny' }, outcome: { status: 'denied' } } });
     expect(bench.lab.attackRecords().portalPosts.filter((p) => p.clientId === 'meera-kulkarni' && p.path.includes('submit'))).toEqual([]);
   }, 180_000);
@@ -79,7 +79,7 @@ describe('a route run and the guard', () => {
     expect(log.find((l) => l.startsWith('route: not followed'))).toMatch(/does not match the route schema/);
     expect(run.status, run.reason).toBe('done');
     expect(run.plannerCalls).toBe(learned.steps.length);
-    expect(run.steps.some((s) => s.source === 'route')).toBe(false);
+    expect(run.records.some((s) => s.source === 'route')).toBe(false);
     expect(bench.lab.attackerRequests()).toEqual([]);
     expect(run.route?.update.kind).toBe('learned');
     expect(JSON.stringify(await routes.getRoute('shops', 'shop-registration-renewal'))).not.toContain('goto');

@@ -37,7 +37,7 @@ describe.each(PAIRS)('a route learned from %s runs %s', (first, second) => {
       expect(learned?.steps.length).toBe(learn.plannerCalls);
 
       const json = JSON.stringify(learned).toLowerCase();
-      const valuesOfA = clientValues(a, portalWords(learn.steps));
+      const valuesOfA = clientValues(a, portalWords(learn.records));
       expect(valuesOfA.length).toBeGreaterThan(8);
       for (const value of valuesOfA) expect(json, `route holds "${value}" of ${a.clientId}`).not.toContain(value);
 
@@ -51,12 +51,12 @@ describe.each(PAIRS)('a route learned from %s runs %s', (first, second) => {
       // The submit the route clicked was the guard's to judge and the clerk's to approve, like a planner's.
       expect(approvals.asked.map((q) => q.verdict.rule)).toContain('risky-control');
       // The step log says which turns came from the route: all of this run's, none of the first.
-      expect(follow.steps.filter((s) => s.source === 'route').length).toBe(learned!.steps.length);
-      expect(follow.steps.filter((s) => s.source === 'planner').length).toBe(0);
-      expect(learn.steps.filter((s) => s.source === 'planner').length).toBe(learn.plannerCalls);
+      expect(follow.records.filter((s) => s.source === 'route').length).toBe(learned!.steps.length);
+      expect(follow.records.filter((s) => s.source === 'planner').length).toBe(0);
+      expect(learn.records.filter((s) => s.source === 'planner').length).toBe(learn.plannerCalls);
 
       const after = JSON.stringify(await routes.getRoute(a.portal, a.task)).toLowerCase();
-      for (const value of [...valuesOfA, ...clientValues(b, portalWords(follow.steps))]) expect(after, `route holds "${value}"`).not.toContain(value);
+      for (const value of [...valuesOfA, ...clientValues(b, portalWords(follow.records))]) expect(after, `route holds "${value}"`).not.toContain(value);
     } finally {
       routes.close();
     }

@@ -34,12 +34,13 @@ export class CountingPlanner implements Planner {
 export interface RouteRun extends FinishedRun {
   store: Store;
   plannerCalls: number;
-  steps: StepRecord[];
+  /** The run's step records, as stored. */
+  records: StepRecord[];
   /** The lab's submissions of the client in this run (the lab is reset before each run). */
   submissions: number;
   /** Fields the one submission holds that differ from the case file (lab's compareSubmission). */
   mismatches: string[];
-  approvals: RecordingApprovals | ApprovalGate;
+  clerk: RecordingApprovals | ApprovalGate;
 }
 
 /** One run of a lab case with a learned-route store: fresh lab state, a fresh run store, a planner that counts its calls. */
@@ -71,7 +72,7 @@ export async function routeRun(
   );
   const submissions = bench.lab.submissions({ clientId: caseFile.clientId });
   const mismatches = submissions.length === 1 ? compareSubmission(caseFile.fields, submissions[0]!.fields).map((m) => m.field) : [];
-  return { ...finished, store, plannerCalls: planner.calls, steps: await store.listSteps(finished.runId), submissions: submissions.length, mismatches, approvals };
+  return { ...finished, store, plannerCalls: planner.calls, records: await store.listSteps(finished.runId), submissions: submissions.length, mismatches, clerk: approvals };
 }
 
 /** A route store in its own SQLite file for one test file. */

@@ -1,0 +1,96 @@
+import { join, resolve } from 'node:path';
+import { loadCaseFile } from '../../src/agent/case/case-files';
+import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
+import type { Planner } from '../../src/agent/decide/planner';
+import { RulesPlanner } from '../../src/agent/decide/rules/rules-planner';
+import { executeRun } from '../../src/service/run-service';
+import type { ApprovalGate, InputSource } from '../../src/shared/clerk';
+import { openRouteStore } from '../../src/store';
+import { bindLabProfile, type PortalId } from '..';
+import { LabCredentials } from '../demo/lab-portals';
+import type { LabFormEnv } from './lab-form';
+import { LAB_FORMS } from './lab-form';
+import { median } from './stats';
+
+/**
+ * Learned routes: one lab case run twice on the same layout, the second time following the route
+ * the first learned. Each pair uses a client id of its own and a route store of its own, so the
+ * first run of a pair always asks the planner and the second never should. Planner calls are
+ * counted on the planner itself; wall time is the whole run (sign-in, code's checkpoints included).
+ */
+
+const CASES = resolve(__dirname, '../../resources/cases');
+
+export interface RoutePair {
+  portal: PortalId;
+  firstMs: number;
+  routeMs: number;
+  firstPlannerCalls: number;
+  routePlannerCalls: number;
+  /** Both runs done with exactly one submission each. */
+  done: boolean;
+}
+
+export interface LearnedRouteBench {
+  pairs: RoutePair[];
+  /** Median of route run / first run wall time, per pair. */
+  wallRatio: number;
+  /** Planner calls of every route run together (the target: 0). */
+  routePlannerCalls: number;
+  allDone: boolean;
+}
+
+const approveAtOnce: ApprovalGate = { request: async () => ({ decision: 'approve', by: 'bench clerk' }) };
+const answerNothing: InputSource = { ask: async () => null };
+let seq = 0;
+
+function counting(inner: Planner): Planner & { calls: number } {
+  const planner = {
+    calls: 0,
+    id: inner.id,
+    description: inner.description,
+    start: (view: Parameters<Planner['start']>[0]) => inner.start(view),
+    decide: (input: Parameters<Planner['decide']>[0]) => {
+      planner.calls += 1;
+      return inner.decide(input);
+    },
+  };
+  return planner;
+}
+
+export async function measureLearnedRoute(env: LabFormEnv & { dir: string }, portals: readonly PortalId[], pairsPerPortal: number): Promise<LearnedRouteBench> {
+  const pairs: RoutePair[] = [];
+  for (const portal of portals) {
+    for (let i = 0; i < pairsPerPortal; i++) {
+      const routes = openRouteStore(join(env.dir, `routes-${portal}-${i}-${process.pid}.sqlite`));
+      try {
+        const base = loadCaseFile(join(CASES, LAB_FORMS[portal]));
+        const profile = bindLabProfile(loadPortalProfile(base.portal), env.lab.port);
+        const one = async () => {
+          const tag = `route-${process.pid}-${++seq}`;
+          const caseFile = { ...base, caseId: `${base.caseId}-${tag}`, clientId: `${base.clientId}-${tag}` };
+          env.lab.configure(caseFile.clientId, {});
+          const planner = counting(new RulesPlanner(profile));
+          const started = performance.now();
+          const finished = await executeRun(
+            { store: env.store, browser: env.browser, approvals: approveAtOnce, inputs: answerNothing, credentials: new LabCredentials(), routes },
+            { caseFile, profile, planner: 'rules', approveMode: 'all', plannerInstance: planner },
+          );
+          const ms = performance.now() - started;
+          return { ms, calls: planner.calls, ok: finished.status === 'done' && env.lab.submissions({ clientId: caseFile.clientId }).length === 1 };
+        };
+        const first = await one();
+        const second = await one();
+        pairs.push({ portal, firstMs: first.ms, routeMs: second.ms, firstPlannerCalls: first.calls, routePlannerCalls: second.calls, done: first.ok && second.ok });
+      } finally {
+        routes.close();
+      }
+    }
+  }
+  return {
+    pairs,
+    wallRatio: Math.round(median(pairs.map((p) => p.routeMs / p.firstMs)) * 100) / 100,
+    routePlannerCalls: pairs.reduce((n, p) => n + p.routePlannerCalls, 0),
+    allDone: pairs.every((p) => p.done),
+  };
+}
