@@ -43,7 +43,7 @@ const ReplayVerify = z.discriminatedUnion('ok', [
     field: z.string().optional(),
   }),
 ]);
-export type ReplayVerify = z.infer<typeof ReplayVerify>;
+type ReplayVerify = z.infer<typeof ReplayVerify>;
 
 /**
  * A screenshot as the evidence holds it. `present`: the bytes are there and match their hash;
@@ -51,7 +51,7 @@ export type ReplayVerify = z.infer<typeof ReplayVerify>;
  * it at all; `altered`: bytes are there but are not the ones the chain names.
  */
 const ScreenshotState = z.enum(['present', 'purged', 'missing', 'altered']);
-export type ScreenshotState = z.infer<typeof ScreenshotState>;
+type ScreenshotState = z.infer<typeof ScreenshotState>;
 
 export const ReplayScreenshot = z.object({
   sha256: z.string(),
@@ -109,7 +109,7 @@ const ReplayPage = z.object({
   controls: z.number().int().nonnegative(),
   hasPasswordField: z.boolean(),
 });
-export type ReplayPage = z.infer<typeof ReplayPage>;
+type ReplayPage = z.infer<typeof ReplayPage>;
 
 const ReplayRequest = z.object({
   at: z.string(),
@@ -121,7 +121,7 @@ const ReplayRequest = z.object({
   message: z.string(),
   type: z.string(),
 });
-export type ReplayRequest = z.infer<typeof ReplayRequest>;
+type ReplayRequest = z.infer<typeof ReplayRequest>;
 
 export const ReplayStep = z.object({
   kind: z.literal('step'),

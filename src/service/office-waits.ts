@@ -13,7 +13,7 @@ import { ApprovalDecision, type ApprovalGate, type ApprovalRequest, type InputRe
  * never holds one. Approval cards hold the action, the element, the guard's verdict and the held
  * request (what the console's card shows), not the screenshot (the step's screenshot is in the store).
  */
-export const WAITS_CHANNEL = 'portal_desk_waits';
+const WAITS_CHANNEL = 'portal_desk_waits';
 
 const TABLE = `
   CREATE TABLE IF NOT EXISTS office_waits (

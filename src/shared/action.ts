@@ -107,7 +107,7 @@ export const Action = z.discriminatedUnion('type', [
   FailAction,
 ]);
 export type Action = z.infer<typeof Action>;
-export type AskKind = z.infer<typeof AskKind>;
+type AskKind = z.infer<typeof AskKind>;
 
 /** Actions that touch a control on the page, and so carry a ref. */
 type RefAction = Extract<Action, { ref: string }>;

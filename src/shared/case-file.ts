@@ -5,7 +5,7 @@ import { z } from 'zod';
  * `allowLines` lets line breaks and tabs through), half of a surrogate pair, a byte order mark or
  * U+FFFD (what a decoder leaves where the file's bytes were not text).
  */
-export function untypableCharacter(text: string, allowLines = false): string | null {
+function untypableCharacter(text: string, allowLines = false): string | null {
   const m = /[\p{Cc}\p{Cs}\uFEFF\uFFFD]/u.exec(allowLines ? text.replace(/[\n\r\t]/g, ' ') : text);
   if (!m) return null;
   const code = `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -65,7 +65,7 @@ export const ReadTask = z.strictObject({
 export type ReadTask = z.infer<typeof ReadTask>;
 
 /** What a case asks for: `fill` (fill in and submit the form, the default), or a read-only `status` / `extract`. */
-export type TaskKind = 'fill' | ReadTask['kind'];
+type TaskKind = 'fill' | ReadTask['kind'];
 
 export function taskKindOf(caseFile: { read?: ReadTask }): TaskKind {
   return caseFile.read?.kind ?? 'fill';

@@ -202,7 +202,7 @@ export const ConsoleMethods = {
 } as const;
 
 export type ConsoleMethod = keyof typeof ConsoleMethods;
-export type ConsoleParams<M extends ConsoleMethod> = z.input<(typeof ConsoleMethods)[M]['params']>;
+type ConsoleParams<M extends ConsoleMethod> = z.input<(typeof ConsoleMethods)[M]['params']>;
 export type ConsoleResult<M extends ConsoleMethod> = z.infer<(typeof ConsoleMethods)[M]['result']>;
 
 /** What the UI calls: one typed function per method. */

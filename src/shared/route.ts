@@ -66,7 +66,7 @@ export const RouteStep = z.strictObject({
 export type RouteStep = z.infer<typeof RouteStep>;
 
 const RouteStatus = z.enum(['active', 'retired']);
-export type RouteStatus = z.infer<typeof RouteStatus>;
+type RouteStatus = z.infer<typeof RouteStatus>;
 
 export const Route = z.strictObject({
   portal: z.string().min(1).max(80),

@@ -32,7 +32,7 @@ export const CHAIN_V2_DEFINITION =
   "Run fields (status, reason, applicationNumber, endedAt, model, case copy) equal the last value an event's set gave them; usage and step count equal the steps' sums. " +
   'canonicalJson = JSON with object keys sorted recursively and no whitespace; hashes are lower-case hex.';
 
-export const CHAIN_V2_COVERS = [
+const CHAIN_V2_COVERS = [
   "the run's identity, planner, approval mode, layout and model",
   'the case copy and portal profile the run started with (by sha256), and every later change to the case copy (clerk answers)',
   'every step: page read, reasoning, actions, guard verdicts, approvals, step events (requests judged, page errors), and each of its pictures by sha256 (before, after, and full page at a gated step)',

@@ -46,7 +46,7 @@ interface ChainScope {
 }
 
 /** Where a broken chain breaks. */
-export type BreakPlace = 'genesis' | 'step' | 'event' | 'screenshot' | 'run' | 'head';
+type BreakPlace = 'genesis' | 'step' | 'event' | 'screenshot' | 'run' | 'head';
 
 export type VerifyResult =
   | (ChainScope & {

@@ -6,7 +6,7 @@ import { openStore, type StoreOptions } from './store';
 import { StoreOpenError } from './database';
 
 /** Which store a composition root opens: an office database when configured, else this desk's file. */
-export interface StoreLocation {
+interface StoreLocation {
   /** The SQLite file (`--db`, or the default). */
   dbPath: string;
   /** Read PORTAL_DESK_DATABASE_URL from here (default: process.env). */

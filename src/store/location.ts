@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
-export const DB_FILE_NAME = 'portal-desk.sqlite';
+const DB_FILE_NAME = 'portal-desk.sqlite';
 
 /**
  * Where the database lives: `$PORTAL_DESK_HOME`, else `$XDG_DATA_HOME/portal-desk`, else

@@ -58,7 +58,7 @@ interface PgRunRow extends RunRow {
 }
 
 /** The address as messages show it: never its password. */
-export function safeDatabaseUrl(url: string): string {
+function safeDatabaseUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';

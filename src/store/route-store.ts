@@ -21,7 +21,7 @@ export interface RouteRow {
  * its version, status and failure count (checked against the JSON: a row edited on one side is
  * refused, not followed).
  */
-export class SqliteRouteStore implements RouteStore {
+class SqliteRouteStore implements RouteStore {
   constructor(private readonly db: Database.Database) {}
 
   async getRoute(portal: string, task: string): Promise<Route | null> {

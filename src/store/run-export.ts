@@ -89,7 +89,7 @@ const Envelope = z.object({
 
 export class RunExportFormatError extends PortalDeskError {}
 
-export interface VerifyExportOptions {
+interface VerifyExportOptions {
   /**
    * The head hash known from elsewhere (the live database, a printed receipt, the head log): the
    * export must end there, or go on past it only with purges after the run's final outcome.

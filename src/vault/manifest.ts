@@ -17,7 +17,7 @@ const VaultManifest = z.strictObject({
   keySource: z.strictObject({ kind: z.string().min(1).max(40), description: z.string().max(500) }),
   createdAt: z.string(),
 });
-export type VaultManifest = z.infer<typeof VaultManifest>;
+type VaultManifest = z.infer<typeof VaultManifest>;
 
 function manifestPath(vaultDir: string): string {
   return join(vaultDir, 'vault.json');

@@ -31,7 +31,7 @@ const SealedRecordFile = z.strictObject({
   tag: base64,
   ciphertext: base64,
 });
-export type SealedRecordFile = z.infer<typeof SealedRecordFile>;
+type SealedRecordFile = z.infer<typeof SealedRecordFile>;
 
 interface RecordHeader {
   clientId: string;

@@ -32,7 +32,7 @@ function bare(text: string): string {
 }
 
 /** What a box shows: an input's value, or an editable element's text. */
-export async function shownValue(locator: Locator, timeout: number): Promise<string> {
+async function shownValue(locator: Locator, timeout: number): Promise<string> {
   return locator.evaluate((el) => (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el.textContent ?? '')), undefined, { timeout });
 }
 

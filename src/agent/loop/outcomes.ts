@@ -9,7 +9,7 @@ export interface RunEnding {
 }
 
 /** A step code took on its own (the model is not asked): what the step log says and what code did. */
-export interface CodeStep {
+interface CodeStep {
   reasoning: string;
   actions?: StepAction[];
   /** A picture of the page after code's (or the clerk's) handling, beside the read's "before" picture (a take-over). */

@@ -11,7 +11,7 @@ import type { StepEvent } from '../../shared/run';
  */
 
 /** Held when a picture is taken: password and one-time-code boxes (as the loop's before picture masks them). */
-export const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
+const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
 
 /** Most page errors kept per step (a page logging in a loop would otherwise fill the record). */
 const MAX_ERRORS_PER_STEP = 20;
@@ -75,11 +75,11 @@ export function gateRequest(record: GateRecord): NonNullable<StepEvent['request'
 }
 
 /** Password and one-time-code boxes of a page, masked in every picture. */
-export function maskedInputs(page: Page): Locator[] {
+function maskedInputs(page: Page): Locator[] {
   return [page.locator(MASKED_INPUTS)];
 }
 
-export type Picture = { png: Uint8Array; problem?: undefined } | { png: null; problem: string };
+type Picture = { png: Uint8Array; problem?: undefined } | { png: null; problem: string };
 
 /**
  * One picture of the page: the viewport (the after picture, once a step's actions ran and the

@@ -21,7 +21,7 @@ const KEEP: readonly RegExp[] = [
   /^extend( time)?$/,
 ];
 
-export interface SessionWarning {
+interface SessionWarning {
   control: Control;
   /** The dialog's heading or label, for the step log. */
   title: string;

@@ -15,7 +15,7 @@ const ActOnPageInput = Turn.extend({
     .optional()
     .describe('true to get a screenshot of the page with the next read, when the read leaves the layout unclear; otherwise false.'),
 });
-export type ActOnPageInput = z.infer<typeof ActOnPageInput>;
+type ActOnPageInput = z.infer<typeof ActOnPageInput>;
 
 let schema: JsonSchema | undefined;
 

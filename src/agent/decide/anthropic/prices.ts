@@ -8,7 +8,7 @@ const ModelPrice = z.strictObject({
   cacheWrite: z.number().nonnegative(),
   cacheRead: z.number().nonnegative(),
 });
-export type ModelPrice = z.infer<typeof ModelPrice>;
+type ModelPrice = z.infer<typeof ModelPrice>;
 export const PriceTable = z.record(z.string().min(1), ModelPrice);
 export type PriceTable = z.infer<typeof PriceTable>;
 

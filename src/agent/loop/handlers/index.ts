@@ -7,13 +7,12 @@ import { loginStateHandler } from './login-state';
 import { oneTimeCodeHandler } from './one-time-code';
 import type { PortalHandler } from './portal-handler';
 import { portalOutageHandler } from './portal-outage';
-import { portalOutageHandler } from './portal-outage';
 import { receiptHandler } from './receipt';
 import { sessionTimeoutHandler } from './session-timeout';
 import { signInHandler } from './sign-in';
 import { takeOverHandler } from './take-over';
 
-export type { PortalHandler, PortalTurn } from './portal-handler';
+export type { PortalTurn } from './portal-handler';
 
 /**
  * The portal realities code handles before the model is asked, in the order they look at each
@@ -21,7 +20,6 @@ export type { PortalHandler, PortalTurn } from './portal-handler';
  * Adding one: a file beside these exporting a `PortalHandler`, and its line here.
  */
 export const PORTAL_HANDLERS: readonly PortalHandler[] = [
-  portalOutageHandler,
   portalOutageHandler,
   takeOverHandler,
   botCheckHandler,
