@@ -1,17 +1,20 @@
 import type { Browser, Page } from 'playwright-core';
 import { labAccount, PORTAL_IDS, PORTALS, type Lab, type LabLayout, type PortalId } from '..';
+import { startPermitsPortal } from '../permits/server';
 
 /**
  * The lab's real form pages for the observation measurements: every section of each portal's
  * form, in the original and the redesigned layout (3 portals × 4 + 3 sections = 21 pages), each
  * opened signed in, as a clerk's browser would show it. `quick` keeps the first section of each
- * portal in each layout (6 pages).
+ * portal in each layout (6 pages). Then one widget-heavy page of the trade-permits portal
+ * (lab/permits, its own server; the lab's resolver sends every name to the loopback): its applicant
+ * step, with a calendar, a three-box date, an autocomplete and a select2-style box.
  */
 
 export interface LabPage {
   /** `shops/original/business-address` */
   name: string;
-  portal: PortalId;
+  portal: PortalId | 'permits';
   layout: LabLayout;
   page: Page;
 }
@@ -38,6 +41,16 @@ export async function* labPages(lab: Lab, browser: Browser, options: { quick: bo
     } finally {
       await context.close().catch(() => undefined);
     }
+  }
+  const permits = await startPermitsPortal();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${permits.origin}/apply/applicant`, { waitUntil: 'load' });
+    yield { name: 'permits/widgets/applicant', portal: 'permits', layout: 'original', page };
+  } finally {
+    await context.close().catch(() => undefined);
+    await permits.stop();
   }
 }
 
