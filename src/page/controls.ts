@@ -1,5 +1,6 @@
 import type { DomClickable, DomControl } from './facts';
 import { columnHeader, hasControlInside, iconName, rowLabel } from './labels';
+import { idRefs } from './ids';
 import { nativelyFocusable } from './roles';
 import { attr, clean, textOf } from './text';
 import { boxVisible, type StyleOf } from './visibility';
@@ -57,6 +58,15 @@ export function describeControl(el: Element, role: string, gated: boolean): DomC
   if (input && type === 'radio' && input.name) rec.radioName = input.name;
   const placeholder = attr(el, 'placeholder') ?? attr(el, 'aria-placeholder');
   if (placeholder) rec.placeholder = clean(placeholder);
+  // What the box says it expects beyond its placeholder: a length limit, a pattern, a hint tied to it.
+  if (input && input.maxLength > 0 && input.maxLength < 1000) rec.maxLength = input.maxLength;
+  const pattern = input ? attr(el, 'pattern') : null;
+  if (pattern) rec.pattern = pattern.slice(0, 120);
+  const hint = idRefs(el, 'aria-describedby')
+    .filter((d) => !/error|invalid|alert/i.test(`${d.id} ${attr(d, 'class') || ''}`) && attr(d, 'role') !== 'alert')
+    .map((d) => textOf(d, 160))
+    .join(' ');
+  if (hint) rec.hint = clean(hint).slice(0, 160);
   const title = attr(el, 'title');
   if (title) rec.title = clean(title);
   const buttonInput = !!input && ['button', 'submit', 'reset', 'image'].includes(type!);

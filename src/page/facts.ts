@@ -23,6 +23,12 @@ export interface DomControl {
   /** Has a <label>, aria-label or aria-labelledby (a real name, not placeholder or title). */
   labelled?: true;
   placeholder?: string;
+  /** An input's maxlength, when it has one. */
+  maxLength?: number;
+  /** An input's pattern attribute. */
+  pattern?: string;
+  /** Text of the elements aria-describedby names that are not errors (a hint such as "For example, 27 3 2007"). */
+  hint?: string;
   title?: string;
   /** Label-like text from visual context (row text, column header, icon alt) for unlabelled controls. */
   inferred?: string;

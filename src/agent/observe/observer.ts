@@ -342,10 +342,15 @@ function controlCandidate(item: RefItem, dom: DomControl | undefined, info: Fram
   return { order: item.order, ariaRef: item.ref, frameKey: item.frameKey, control, priority: priorityOf(item, role), ...(dom?.radioName ? { radioName: dom.radioName } : {}) };
 }
 
-/** What the page says a box expects (its placeholder, when it is not already the box's name). */
+/** What the page says a box expects: its placeholder (when it is not already the box's name), hint, pattern, maximum length. */
 function expectsOf(dom: DomControl | undefined, name: string): string | undefined {
-  if (!dom?.placeholder || collapse(dom.placeholder) === name) return undefined;
-  return clip(`placeholder ${JSON.stringify(collapse(dom.placeholder))}`, 200);
+  if (!dom) return undefined;
+  const parts: string[] = [];
+  if (dom.placeholder && collapse(dom.placeholder) !== name) parts.push(`placeholder ${JSON.stringify(collapse(dom.placeholder))}`);
+  if (dom.hint && collapse(dom.hint) !== name) parts.push(`hint ${JSON.stringify(collapse(dom.hint))}`);
+  if (dom.pattern) parts.push(`pattern ${JSON.stringify(dom.pattern)}`);
+  if (dom.maxLength !== undefined) parts.push(`maxlength ${dom.maxLength}`);
+  return parts.length ? clip(parts.join('; '), 240) : undefined;
 }
 
 /** The accessible name, else a name from visual context (row text, column header, placeholder, icon). */

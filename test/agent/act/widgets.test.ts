@@ -40,7 +40,7 @@ function find(read: LivePageRead, role: string, name: string): Control {
 }
 
 describe('widgets driven by code', () => {
-  it('picks a date in the calendar of a read-only box, paging to the month, and reads the box back', async () => {
+  it('picks a date in the calendar of a read-only box, paging back to the month, and reads the box back', async () => {
     const { page, read } = await open();
     const dob = find(read, 'textbox', 'Date of birth');
     expect(dob.expects).toBe('placeholder "DD/MM/YYYY"');
