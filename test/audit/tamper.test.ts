@@ -41,8 +41,13 @@ afterAll(async () => {
   await bench?.stop().catch(() => undefined);
 });
 
+/** The step's pictures: before, after (once its actions ran), the full page at a gated step. Pictures are content-addressed: one step's after is often the next one's before. */
+function picturesOf(s: StepRecord): string[] {
+  return [s.screenshotHash, s.afterScreenshotHash, s.fullPageHash].filter((h): h is string => typeof h === 'string');
+}
+
 function firstStepShowing(hash: string): number {
-  return steps.findIndex((s) => s.screenshotHash === hash);
+  return steps.findIndex((s) => picturesOf(s).includes(hash));
 }
 
 describe('verify, as a real process, on edited copies of a real run', () => {
@@ -100,7 +105,7 @@ describe('verify, as a real process, on edited copies of a real run', () => {
   it('one byte of a screenshot: exit 1, naming the first step that shows it', () => {
     const r = results.pngEdited!;
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stdout).toMatch(new RegExp(`^broken at step ${firstStepShowing(shotHash)}: its screenshot bytes do not match their hash`));
+    expect(r.stdout).toMatch(new RegExp(`^broken at step ${firstStepShowing(shotHash)}: its (screenshot|after picture|full-page picture) bytes do not match their hash`));
   });
 
   it('export files: the untouched one is intact; one byte changed in a step or a screenshot names the step', () => {
@@ -109,12 +114,12 @@ describe('verify, as a real process, on edited copies of a real run', () => {
     const lines = r.stdout.split('\n');
     expect(lines.find((l) => l.startsWith(`${join(dir, 'run.json')}: intact`))).toMatch(new RegExp(`: intact \\(${steps.length} steps, \\d+ audit events, head ${head}\\)$`));
     expect(r.stdout).toMatch(new RegExp(`step-edited\\.json: broken at step ${JSON_STEP}: its content does not match its chain hash`));
-    expect(r.stdout).toMatch(new RegExp(`shot-edited\\.json: broken at step ${firstStepShowing(shotHash)}: its screenshot bytes do not match`));
+    expect(r.stdout).toMatch(new RegExp(`shot-edited\\.json: broken at step ${firstStepShowing(shotHash)}: its (screenshot|after picture|full-page picture) bytes do not match`));
   });
 
   it('after purge, verify still passes, the screenshots counted as purged by a chained purge record', () => {
     expect(results.purge!.code, results.purge!.stderr).toBe(0);
-    const shots = new Set(steps.map((s) => s.screenshotHash).filter(Boolean)).size;
+    const shots = new Set(steps.flatMap(picturesOf)).size;
     expect(results.purge!.stdout).toMatch(new RegExp(`^purged runs that ended before .*: ${shots} screenshots dropped \\(.*\\), 0 model payloads deleted; 1 run purged for the first time\\.`));
     const r = results.afterPurge!;
     expect(r.code, r.stderr).toBe(0);
