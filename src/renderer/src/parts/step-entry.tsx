@@ -17,6 +17,11 @@ export function StepEntry({ step, values }: { step: StepRecord; values: CaseValu
       <div className="step-body">
         <div className="step-head">
           <span className="step-no">#{step.index}</span>
+          {step.source === 'route' && (
+            <span className="chip small step-source" title="This turn came from the learned route (no planner call); the guard and the clerk judged it like any other">
+              route
+            </span>
+          )}
           <span className="step-page">{pageName(step)}</span>
           <span className="step-time">{timeOf(step.endedAt)}</span>
         </div>
