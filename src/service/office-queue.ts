@@ -23,13 +23,13 @@ import type { PgStore } from '../store';
  *   submit), so a case is submitted once however often its job is handed on.
  * - A case already done is never run again, however often it was enqueued.
  */
-export const CASE_QUEUE = 'portal-desk-cases';
+const CASE_QUEUE = 'portal-desk-cases';
 /** Recurring cases: one pg-boss schedule (and queue) per case, forwarded to CASE_QUEUE when it fires. */
-export const MONTHLY_PREFIX = 'portal-desk-monthly-';
+const MONTHLY_PREFIX = 'portal-desk-monthly-';
 /** First key of the advisory locks (the second is the hash of `clientId/portal`). */
 const LOCK_SPACE = 19;
 
-export interface CaseJob {
+interface CaseJob {
   caseFile: CaseFile;
   /** Where it came from (a file path, or the schedule's name). */
   source: string;
@@ -37,7 +37,7 @@ export interface CaseJob {
 }
 
 /** The singleton key of a case: one client on one portal. */
-export function slotKey(c: Pick<CaseFile, 'clientId' | 'portal'>): string {
+function slotKey(c: Pick<CaseFile, 'clientId' | 'portal'>): string {
   return `${c.clientId}/${c.portal}`;
 }
 
@@ -184,7 +184,7 @@ export class OfficeQueue {
 /** What the worker's composition root does with one case: a new run, or the existing run resumed. */
 export type CaseExecutor = (caseFile: CaseFile, resume: { runId: string; tookOver: boolean } | null, onStart: (runId: string) => void) => Promise<{ runId: string; status: RunStatus; reason: string; applicationNumber?: string }>;
 
-export interface OfficeWorkerOptions {
+interface OfficeWorkerOptions {
   queue: OfficeQueue;
   store: PgStore;
   /** The database address (each slot holds its lock on a connection of its own). */
@@ -205,7 +205,7 @@ export interface OfficeWorkerOptions {
 }
 
 /** What one handled job came to. */
-export interface JobOutcome {
+interface JobOutcome {
   jobId: string;
   caseId: string;
   outcome: 'done' | 'not-done' | 'already-done' | 'final' | 'deferred' | 'retry';
