@@ -3,15 +3,29 @@ import type { CaseSummary, PortalSummary, RunView } from '../../../shared/consol
 import { useConsoleState, useModel } from '../console-context';
 import { messageOf } from '../console-model';
 import { go, href } from '../route';
-import { isLive, isWaiting, reasonLine } from '../status';
+import { caseName, isLive, isWaiting, reasonLine, statusLook } from '../status';
 import { StatusChip } from '../parts/chips';
 import { timeOf } from '../parts/step-entry';
 
 /** The queue: runs with their status and one-line reason, and the case files ready to start. */
 export function RunsScreen() {
   const state = useConsoleState();
-  const runs = [...state.runs.values()].sort((a, b) => b.run.startedAt.localeCompare(a.run.startedAt));
-  const waiting = runs.filter(isWaiting);
+  const [query, setQuery] = useState('');
+  const [show, setShow] = useState<'all' | 'waiting' | 'live' | 'done' | 'not_done'>('all');
+  const allRuns = [...state.runs.values()].sort((a, b) => b.run.startedAt.localeCompare(a.run.startedAt));
+  const waiting = allRuns.filter(isWaiting);
+  const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const matches = (...texts: (string | undefined)[]) => words.every((w) => texts.some((t) => (t ?? '').toLowerCase().includes(w)));
+  const runs = allRuns.filter(
+    (v) =>
+      matches(caseName(v), v.run.caseId, v.run.clientId, v.run.portal, statusLook(v.run.status).label, v.run.id) &&
+      (show === 'all' ||
+        (show === 'waiting' && isWaiting(v)) ||
+        (show === 'live' && isLive(v)) ||
+        (show === 'done' && v.run.status === 'done') ||
+        (show === 'not_done' && !isLive(v) && v.run.status !== 'done')),
+  );
+  const cases = (state.cases ?? []).filter((c) => matches(c.displayName, c.caseId, c.clientId, c.portal, c.task));
   const portals = new Map((state.portals ?? []).map((p) => [p.id, p]));
 
   return (
@@ -23,7 +37,7 @@ export function RunsScreen() {
             {waiting.map((v) => (
               <li key={v.run.id}>
                 <a href={href({ name: 'run', runId: v.run.id })} className="waiting-link">
-                  <strong>{v.run.caseId}</strong> — {reasonLine(v)}
+                  <strong>{caseName(v)}</strong> — {reasonLine(v)}
                   <span className="go">Open →</span>
                 </a>
               </li>
@@ -31,10 +45,20 @@ export function RunsScreen() {
           </ul>
         </section>
       )}
+      <div className="runs-filter" role="search">
+        <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Search by name, case, client, portal or status" aria-label="Search runs and case files" />
+        <select value={show} onChange={(e) => setShow(e.target.value as typeof show)} aria-label="Show runs">
+          <option value="all">All runs</option>
+          <option value="waiting">Waiting for you</option>
+          <option value="live">Working now</option>
+          <option value="done">Done</option>
+          <option value="not_done">Not done</option>
+        </select>
+      </div>
       <div className="runs-columns">
         <section className="panel" aria-label="Runs">
           <h2>Runs</h2>
-          {runs.length === 0 ? <p className="empty">No runs yet. Start one from a case file.</p> : <RunTable runs={runs} />}
+          {allRuns.length === 0 ? <p className="empty">No runs yet. Start one from a case file.</p> : runs.length === 0 ? <p className="empty">No run matches.</p> : <RunTable runs={runs} />}
         </section>
         <section className="panel cases-panel" aria-label="Case files">
           <h2>Case files</h2>
@@ -42,9 +66,11 @@ export function RunsScreen() {
             <p className="empty">Loading…</p>
           ) : state.cases.length === 0 ? (
             <p className="empty">No case files in the cases folder.</p>
+          ) : cases.length === 0 ? (
+            <p className="empty">No case file matches.</p>
           ) : (
             <ul className="case-list">
-              {state.cases.map((c) => (
+              {cases.map((c) => (
                 <CaseRow key={c.file} summary={c} portal={portals.get(c.portal)} liveRun={runs.find((v) => isLive(v) && v.run.caseId === c.caseId)} anthropicReady={!!state.model?.keyPresent} />
               ))}
             </ul>
@@ -76,10 +102,10 @@ function RunTable({ runs }: { runs: RunView[] }) {
             </td>
             <td>
               <a href={href({ name: 'run', runId: v.run.id })} className="case-link">
-                {v.run.caseId}
+                {caseName(v)}
               </a>
               <div className="sub">
-                {v.run.clientId} · {v.run.portal}
+                {v.run.caseId} · {v.run.portal}
               </div>
             </td>
             <td className="reason" title={reasonLine(v)}>
@@ -122,9 +148,9 @@ function CaseRow({ summary, portal, liveRun, anthropicReady }: { summary: CaseSu
 
   return (
     <li className={`case-row${summary.problem ? ' case-broken' : ''}`} data-case={summary.caseId}>
-      <div className="case-id">{summary.caseId}</div>
+      <div className="case-id">{summary.displayName ?? summary.caseId}</div>
       <div className="sub">
-        {summary.clientId || '?'} · {portal?.name ?? summary.portal} · {summary.task}
+        {summary.caseId} · {portal?.name ?? summary.portal} · {summary.task}
       </div>
       {summary.problem ? (
         <p className="problem">
