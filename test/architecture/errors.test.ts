@@ -11,7 +11,7 @@ import { VaultError } from '../../src/vault/vault-error';
 import { ROOT } from './layer-table';
 
 /** Classes that extend Error for control flow inside one file, never shown to anyone as an error. */
-const NOT_ERRORS = new Set(['Stop', 'RunEnd', 'RunEndWithAction', 'ProtocolFailure']);
+const NOT_ERRORS = new Set(['Stop', 'ProtocolFailure', 'ReadEnd']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

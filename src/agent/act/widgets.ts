@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import type { Control } from '../../shared/observation';
 import { caseDate, type ValueFormat } from '../../shared/value-format';
+import { PortalDeskError } from '../../base/portal-desk-error';
 import { bringIntoView } from './into-view';
 
 /**
@@ -11,7 +12,7 @@ import { bringIntoView } from './into-view';
  */
 
 /** Ends a widget action with an outcome (the executor turns it into the action's outcome). */
-export class WidgetRefusal extends Error {
+export class WidgetRefusal extends PortalDeskError {
   constructor(
     readonly status: 'error' | 'blocked',
     message: string,
