@@ -66,7 +66,7 @@ type Params<M extends ConsoleMethod> = z.output<(typeof ConsoleMethods)[M]['para
 type Handlers = { [M in ConsoleMethod]: (params: Params<M>) => Promise<ConsoleResult<M>> };
 
 /** A request the console refuses: unknown method, bad parameters, a run that cannot start. The message is for the clerk. */
-export class ConsoleRequestError extends PortalDeskError {}
+class ConsoleRequestError extends PortalDeskError {}
 
 interface LiveRun {
   runId: string;

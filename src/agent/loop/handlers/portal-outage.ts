@@ -4,8 +4,8 @@ import type { RunContext } from '../run-context';
 import type { PortalHandler } from './portal-handler';
 
 /** How often and how long a run waits for a portal that stopped answering before it stops, resumable. */
-export const OUTAGE_RETRIES = 4;
-export const OUTAGE_WAIT_MS = 5_000;
+const OUTAGE_RETRIES = 4;
+const OUTAGE_WAIT_MS = 5_000;
 
 /** Per run: the last address that loaded (to try again), and the tries since the portal stopped answering. */
 const outages = new WeakMap<RunContext, { lastGood?: string; tries: number }>();
