@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { installWatchdogs, openGuardedContext, type GuardEvent } from '../agent/guard/browser';
+import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
 import { createObserver } from '../agent/observe/observer';
@@ -9,6 +8,7 @@ import { receiptExtension } from '../agent/portal/receipt';
 import { ReadOnlyTask, type ReadExtractor, type ReadReceiptKeeper, type ReadTaskResult } from '../agent/read/read-task';
 import { taskKindOf } from '../shared/case-file';
 import { FINAL_STATUSES } from '../shared/run';
+import { openClientContext } from './client-context';
 import type { RunRequest, RunServices } from './run-service';
 
 /**
@@ -51,8 +51,7 @@ export async function executeReadRun(services: RunServices, request: RunRequest)
     });
   }
 
-  const saved = services.loginStates ? await services.loginStates.load(caseFile.clientId, profile.id) : null;
-  const context = await openGuardedContext(browser, profile, saved ? { storageState: JSON.parse(saved) as Exclude<Parameters<Browser['newContext']>[0], undefined>['storageState'] } : {});
+  const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
   const relay: { task?: ReadOnlyTask; early: GuardEvent[] } = { early: [] };
   const gate = new CommitGate(profile);
   const watchdogs = await installWatchdogs(

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
-import { installWatchdogs, openGuardedContext, type GuardEvent } from '../agent/guard/browser';
+import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
 import type { Planner } from '../agent/decide/planner';
@@ -21,6 +21,7 @@ import { openRouteSession, type RouteReport } from './learned-routes';
 import { createPlanner, type PlannerKind } from './planners';
 import { executeReadRun } from './read-run';
 import type { RouteStore } from '../shared/route';
+import { openClientContext } from './client-context';
 
 /** What one run needs from its composition root (the CLI, the console, a batch). */
 export interface RunServices {
@@ -178,11 +179,6 @@ function receiptFolder(folder: string): ReceiptKeeper {
 }
 
 /** One isolated context per client, with the guard's options, its egress lock and the client's saved login state. */
-async function openClientContext(browser: Browser, profile: PortalProfile, clientId: string, loginStates?: LoginStateStore): Promise<BrowserContext> {
-  const saved = loginStates ? await loginStates.load(clientId, profile.id) : null;
-  return openGuardedContext(browser, profile, saved ? { storageState: JSON.parse(saved) as Exclude<Parameters<Browser['newContext']>[0], undefined>['storageState'] } : {});
-}
-
 function newRunRecord(runId: string, request: RunRequest, plannerId: string): Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'> {
   const c = request.caseFile;
   return {
