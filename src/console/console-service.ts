@@ -25,6 +25,7 @@ import { FINAL_STATUSES, type RunRecord } from '../shared/run';
 import { bindDemo, type DemoPortals } from '../service/demo-portals';
 import { createPlanner } from '../service/planners';
 import { executeRun } from '../service/run-service';
+import { routesFor } from '../service/learned-routes';
 import { openStore, type Store } from '../store';
 import { CredentialChain, openVault, type KeySource, type OpenedVault } from '../vault';
 import { readApproval } from './approval-detail';
@@ -343,6 +344,7 @@ export class ConsoleService {
           loginStates,
           env: this.env,
           demo: this.demo,
+          ...routesFor(this.store),
         },
         {
           caseFile,

@@ -5,6 +5,7 @@ import type { PortalProfile } from '../shared/portal-profile';
 import type { Route, RouteStore } from '../shared/route';
 import type { RunRecorder } from '../shared/recorder';
 import type { RunStatus } from '../shared/run';
+import { routesOf, type Store } from '../store';
 
 /** What one run did with its learned route, for the summary, the bench and the tests. */
 export interface RouteReport {
@@ -76,4 +77,50 @@ export async function openRouteSession(
       }
     },
   };
+}
+
+/**
+ * Whether runs follow and learn routes, and where the routes are kept: the one decision for every
+ * way a run starts (`run`, `batch`, `worker`, the console, the lab suite's route variant). On (the
+ * default): the routes table of the store the runs are recorded in, a desk's SQLite file or the
+ * office's PostgreSQL every desk shares, so a route one run learns is the next run's whichever way
+ * that one starts. Off (`--no-route`): none; the planner decides every page and no route changes.
+ * A resumed run follows none either way (`executeRun`: its early pages are in an earlier life).
+ * Spread into the run's services: `{ store, ..., ...routesFor(store, { noRoute }) }`.
+ */
+export function routesFor(store: Store, options: { noRoute?: boolean } = {}): { routes?: RouteStore } {
+  return options.noRoute ? {} : { routes: new RoutesBeside(store) };
+}
+
+/**
+ * The routes table beside a run store, opened for each use and let go after it (a desk's SQLite
+ * file gives it a connection of its own), so whoever starts runs has nothing more to close.
+ */
+class RoutesBeside implements RouteStore {
+  constructor(private readonly store: Store) {}
+
+  getRoute(portal: string, task: string): Promise<Route | null> {
+    return this.use((routes) => routes.getRoute(portal, task));
+  }
+
+  saveRoute(route: Route): Promise<void> {
+    return this.use((routes) => routes.saveRoute(route));
+  }
+
+  listRoutes(): Promise<Route[]> {
+    return this.use((routes) => routes.listRoutes());
+  }
+
+  deleteRoute(portal: string, task: string): Promise<boolean> {
+    return this.use((routes) => routes.deleteRoute(portal, task));
+  }
+
+  private async use<T>(work: (routes: RouteStore) => Promise<T>): Promise<T> {
+    const routes = routesOf(this.store);
+    try {
+      return await work(routes);
+    } finally {
+      routes.close();
+    }
+  }
 }

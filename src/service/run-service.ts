@@ -36,7 +36,7 @@ export interface RunServices {
   loginStates?: LoginStateStore;
   anthropic?: AnthropicOptions;
   env?: Record<string, string | undefined>;
-  /** Learned routes: given, a new run follows its portal and task's route where the pages match, and a run that ends `done` updates it. */
+  /** Learned routes: given, a new run follows its portal and task's route where the pages match, and a run that ends `done` updates it (`routesFor` decides). */
   routes?: RouteStore;
   /** The demo portals, where the root filled in the port (the `adversary` planner needs them). */
   demo?: DemoPortals;
@@ -59,8 +59,6 @@ export interface RunRequest {
   plannerInstance?: Planner;
   /** Called with the portal page once it exists (the console streams it as a screencast). */
   onPage?: (page: Page) => void | Promise<void>;
-  /** false: the planner decides every page even where a learned route exists, and the route is left as it is (`run --no-route`). */
-  useRoute?: boolean;
 }
 
 export interface FinishedRun extends RunResult {
@@ -101,7 +99,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
 
   // A new run follows its learned route; a resumed one does not (its early pages are in an earlier life).
   const routes =
-    services.routes && request.useRoute !== false && !request.runId
+    services.routes && !request.runId
       ? await openRouteSession(services.routes, store, planner, { profile, portal: caseFile.portal, task: caseFile.task, log: (line) => request.listener?.log?.(line) })
       : undefined;
 

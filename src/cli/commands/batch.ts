@@ -9,6 +9,7 @@ import { refusedOutcome, runBatch, type BatchOutcome } from '../../service/batch
 import { loadBatchEntries } from '../../service/batch-entries';
 import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { createPlanner } from '../../service/planners';
+import { routesFor } from '../../service/learned-routes';
 import type { CaseFile } from '../../shared/case-file';
 import { defaultDbPath } from '../../store';
 import { CredentialChain } from '../../vault';
@@ -34,6 +35,7 @@ be used is reported in one line and the others run. A summary table ends the bat
                               instead of starting one; its owner configures it
   --db PATH                   the run store (default: ${defaultDbPath()})
   --otp-command CMD           a shell command that prints a one-time code (tests; PORTAL_DESK_RUN_ID names the run)
+  --no-route                  the planner decides every page even where a learned route exists (see "portal-desk routes")
   --json                      print the runs and the summary as JSON on stdout (the table goes to stderr)
 
 Exit code 0 when every case file ran to done; 1 when any did not or was refused; 2 on bad options,
@@ -52,6 +54,7 @@ export async function batchCommand(args: string[]): Promise<number> {
       db: { type: 'string' },
       'otp-command': { type: 'string' },
       json: { type: 'boolean' },
+      'no-route': { type: 'boolean' },
     },
     true,
   );
@@ -127,6 +130,7 @@ export async function batchCommand(args: string[]): Promise<number> {
         credentials: new CredentialChain([vault, { get: async (clientId, portalId) => (labBound.has(portalId) ? labLogins.get(clientId, portalId) : null) }]),
         loginStates,
         demo: labHandle,
+        ...routesFor(store, { noRoute: values['no-route'] }),
       },
       prepare: async (caseFile) => {
         const base = profileOf(caseFile);

@@ -9,7 +9,8 @@ import { bindLabProfile } from '../../../lab';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
-import { defaultDbPath, routesOf } from '../../store';
+import { defaultDbPath } from '../../store';
+import { routesFor } from '../../service/learned-routes';
 import { CredentialChain } from '../../vault';
 import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
@@ -89,7 +90,6 @@ export async function runCommand(args: string[]): Promise<number> {
   // after the store is inside the cleanup below.
   const { vault, loginStates } = await openCommandVault();
   const store = await openDeskStore(dbPath, 'write');
-  const routes = values['no-route'] ? undefined : routesOf(store);
   const labHandle = new LabHandle();
   let browser: Browser | undefined;
   try {
@@ -115,7 +115,7 @@ export async function runCommand(args: string[]): Promise<number> {
         credentials: new CredentialChain(lab || external ? [vault, new LabCredentials()] : [vault]),
         loginStates,
         demo: labHandle,
-        ...(routes ? { routes } : {}),
+        ...routesFor(store, { noRoute: values['no-route'] }),
       },
       {
         caseFile,
@@ -153,7 +153,6 @@ export async function runCommand(args: string[]): Promise<number> {
     return finished.status === 'done' ? EXIT.ok : EXIT.notDone;
   } finally {
     await browser?.close().catch(() => undefined);
-    routes?.close();
     store.close();
     await labHandle.stop();
   }

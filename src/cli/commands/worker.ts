@@ -7,6 +7,7 @@ import { OfficeWorker, type CaseExecutor } from '../../service/office-queue';
 import { OfficeWaits } from '../../service/office-waits';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
+import { routesFor } from '../../service/learned-routes';
 import type { CaseFile } from '../../shared/case-file';
 import { defaultDbPath } from '../../store';
 import { CredentialChain } from '../../vault';
@@ -39,6 +40,7 @@ from this desk's own vault. Ctrl-C stops taking cases; the case running finishes
   --drain SECONDS             stop once the queue has been empty this long (default: run until stopped)
   --otp-command CMD           a shell command that prints a one-time code (tests)
   --max-steps N, --time-limit SECONDS   as for "run"
+  --no-route                  the planner decides every page even where a learned route exists (see "portal-desk routes")
   --headed                    show the browser windows`;
 
 export async function workerCommand(args: string[]): Promise<number> {
@@ -54,6 +56,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     'max-steps': { type: 'string' },
     'time-limit': { type: 'string' },
     headed: { type: 'boolean' },
+    'no-route': { type: 'boolean' },
   });
   if (values.help) {
     console.log(HELP);
@@ -140,6 +143,7 @@ export async function workerCommand(args: string[]): Promise<number> {
           credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
           loginStates,
           demo: labHandle,
+          ...routesFor(store, { noRoute: values['no-route'] }),
         },
         {
           caseFile,
