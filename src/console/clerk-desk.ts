@@ -1,5 +1,6 @@
 import { PortalDeskError } from '../base/portal-desk-error';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource, TakeOverDesk, TakeOverEnd, TakeOverRequest } from '../shared/clerk';
+import { ClerkGestures } from '../shared/clerk-gestures';
 import type { TakeOverView } from '../shared/console-api';
 
 interface Parked<Q, A> {
@@ -27,6 +28,8 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
   private readonly takeOvers = new Map<string, Parked<TakeOverView, TakeOverEnd>>();
   /** Runs the clerk asked to take over, not yet parked (the loop is between reads): when, at which step. */
   private readonly asked = new Map<string, { at: string; step: number }>();
+  /** What the clerk's clicks and keys aimed at, per run they hold (a commit request is theirs only through one). */
+  private readonly gestures = new Map<string, ClerkGestures>();
 
   constructor(
     /** Who decides, as written into the step's approval record. */
@@ -99,6 +102,7 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
       return true;
     }
     this.takeOvers.delete(runId);
+    this.gestures.delete(runId);
     const { takenAt } = parked.request;
     parked.resolve({ handedBack: decision === 'hand_back', by: this.clerkName, ...(note ? { note } : {}), ...(takenAt ? { takenAt } : {}) });
     this.changed(runId);
@@ -110,8 +114,16 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
     return this.takeOvers.get(runId)?.request.state === 'active';
   }
 
-  holder(runId: string): string | null {
-    return this.isTakenOver(runId) ? this.clerkName : null;
+  /** A click or key of the clerk's in the run's portal, with the addresses its target names; ignored unless they hold it. */
+  noteGesture(runId: string, addresses: readonly string[]): void {
+    if (!this.isTakenOver(runId)) return;
+    let gestures = this.gestures.get(runId);
+    if (!gestures) this.gestures.set(runId, (gestures = new ClerkGestures()));
+    gestures.note(addresses);
+  }
+
+  claimByHand(runId: string, url: string): string | null {
+    return this.isTakenOver(runId) && this.gestures.get(runId)?.claim(url) ? this.clerkName : null;
   }
 
   pendingTakeOver(runId: string): TakeOverView | null {
@@ -158,6 +170,7 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
     this.approvals.delete(runId);
     this.inputs.delete(runId);
     this.takeOvers.delete(runId);
+    this.gestures.delete(runId);
     this.asked.delete(runId);
   }
 
@@ -172,6 +185,7 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
     this.approvals.clear();
     this.inputs.clear();
     this.takeOvers.clear();
+    this.gestures.clear();
     this.asked.clear();
     return [...runIds];
   }

@@ -237,7 +237,7 @@ export class ConsoleService {
         const page = this.live.get(p.runId)?.page;
         // Only while the clerk has the portal: otherwise the agent is working it, and input would race it.
         if (!page || !this.desk.isTakenOver(p.runId)) return { accepted: false };
-        await playClerkInput(page, p.events);
+        await playClerkInput(page, p.events, (addresses) => this.desk.noteGesture(p.runId, addresses));
         return { accepted: true };
       },
       resumeRun: (p) => this.resumeRun(p.runId),

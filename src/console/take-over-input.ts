@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { addressesAt, addressesOfFocus } from '../agent/browser/input-target';
 import type { ClerkInputEvent } from '../shared/console-api';
 
 /** Keys whose KeyboardEvent.key name playwright spells otherwise. */
@@ -12,14 +13,19 @@ const BROWSER_KEYS = new Set(['F5', 'F11', 'F12']);
  * through playwright (CDP Input.* underneath): the same context, so the egress lock, the commit
  * gate, downloads off and the pop-up guard hold for the clerk's clicks as for the agent's.
  * Coordinates arrive as fractions of the picture; the screencast pictures the viewport.
+ *
+ * Before a press or a key that can activate a control (a mouse button going down, a click, Enter,
+ * Space), `gesture` is told which addresses the control there names (read by the browser's hit
+ * test in a world of ours, not the page's): a commit request is the clerk's own only through one.
  */
-export async function playClerkInput(page: Page, events: readonly ClerkInputEvent[]): Promise<void> {
+export async function playClerkInput(page: Page, events: readonly ClerkInputEvent[], gesture: (addresses: string[]) => void): Promise<void> {
   const size = page.viewportSize() ?? (await page.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight })));
   const at = (e: { x: number; y: number }) => ({ x: Math.round(e.x * size.width), y: Math.round(e.y * size.height) });
   for (const event of events) {
     switch (event.type) {
       case 'mouse': {
         const { x, y } = at(event);
+        if (event.action === 'down' || event.action === 'click') gesture(await addressesAt(page, { x, y }));
         if (event.action === 'move') await page.mouse.move(x, y);
         else if (event.action === 'down') {
           await page.mouse.move(x, y);
@@ -39,6 +45,7 @@ export async function playClerkInput(page: Page, events: readonly ClerkInputEven
       case 'key': {
         if (BROWSER_KEYS.has(event.key)) break;
         const key = KEY_NAMES[event.key] ?? event.key;
+        if (key === 'Enter' || key === 'Space') gesture(await addressesOfFocus(page));
         await page.keyboard.press([...event.modifiers, key].join('+'));
         break;
       }

@@ -112,8 +112,12 @@ export interface TakeOverDesk {
   takeOver(req: TakeOverRequest): Promise<TakeOverEnd>;
   /** The clerk asked to take this run over: the loop hands the portal over before its next read. */
   wantsTakeOver(runId: string): boolean;
-  /** Who works the run's portal by hand right now, or null (nobody has taken it yet). */
-  holder(runId: string): string | null;
+  /**
+   * Who sent this commit request by hand: the clerk holding the run's portal, when a click or key
+   * of theirs just before aimed at a control naming this address (each gesture answers once);
+   * null otherwise (nobody holds the portal, or the page sent it on its own).
+   */
+  claimByHand(runId: string, url: string): string | null;
 }
 
 /** The clerk's side of a run: the engine asks through these ports, the shell answers. */

@@ -2,6 +2,7 @@ import { errorMessage } from '../../base/error-text';
 import type { CarriedValueOrigin, HeldRequest } from '../../shared/clerk';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from '../../shared/allowed-hosts';
+import { sameEndpoint } from '../../shared/endpoint';
 import { classifyRequest, READ_METHODS, type PageState, type RequestClass } from './request-class';
 import { carriedValues } from './request-values';
 
@@ -31,13 +32,15 @@ interface Cause {
    */
   expectedUrl?: string;
   /**
-   * A take-over: answers who works the portal by hand right now (null while nobody has taken it).
-   * The clerk is the approver, so a commit request sent while they have it is theirs and goes
-   * without asking them again, recorded as approved by them. Forbidden paths stay refused, a
-   * submission still passes `beforeSubmission` (never a second one unchecked), and no approval of
-   * the agent's carries over to it. While nobody has taken the portal, requests are asked about.
+   * A take-over: answers which clerk sent a commit request to this address by hand, or null. It
+   * is theirs only when a click or key of theirs, just before, aimed at a control that names this
+   * address (`ClerkGestures`): then it goes without asking them again, recorded as approved by
+   * them. A request the page sends on its own while they hold the portal (a timer, a script
+   * reacting to some other click) is not theirs and is asked about like any other. Forbidden
+   * paths stay refused, a submission still passes `beforeSubmission` (never a second one
+   * unchecked), and no approval of the agent's carries over.
    */
-  byHand?: () => string | null;
+  byHand?: (url: string) => string | null;
 }
 
 interface GateDecision {
@@ -210,9 +213,9 @@ export class CommitGate {
     const cause = this.cause;
     // Only a request to the address the approved control itself names (its link, its form's action):
     // a click on a button with no address can run any script, and its approval covers none of it.
-    const preApproved = !!cause && cause.approved && !cause.used && cause.expectedUrl !== undefined && sameAddress(cause.expectedUrl, url);
+    const preApproved = !!cause && cause.approved && !cause.used && cause.expectedUrl !== undefined && sameEndpoint(cause.expectedUrl, url);
     let decision: GateDecision;
-    const clerk = cause?.byHand?.() ?? null;
+    const clerk = cause?.byHand?.(url) ?? null;
     if (clerk) {
       decision = { decision: 'approve', by: `${clerk}, by hand (take-over)` };
     } else if (preApproved) {
@@ -224,7 +227,7 @@ export class CommitGate {
         url,
         rule: judged.rule,
         reason: judged.reason,
-        cause: cause ? `${cause.description} (step ${cause.step}${cause.approved ? ', approved for another request' : ', allowed without approval'})` : 'the page itself (a script, a form, a timer or a redirect), not an action of the agent',
+        cause: causeLine(cause),
         values: carriedValues(url, request.postData, request.contentType).map((v) => ({ ...v, ...judge.origin(v.value) })),
       };
       try {
@@ -274,13 +277,9 @@ function withoutHash(url: string): string {
   }
 }
 
-/** Two addresses name the same endpoint: origin and path (a GET form adds its query; a fragment is not sent). */
-function sameAddress(a: string, b: string): boolean {
-  try {
-    const x = new URL(a);
-    const y = new URL(b);
-    return x.origin === y.origin && x.pathname === y.pathname;
-  } catch {
-    return false;
-  }
+/** What the approval card says sent a held request. */
+function causeLine(cause: Cause | undefined): string {
+  if (!cause) return 'the page itself (a script, a form, a timer or a redirect), not an action of the agent';
+  if (cause.byHand) return `the page itself during the take-over (step ${cause.step}): no click or key of yours was aimed at this address`;
+  return `${cause.description} (step ${cause.step}${cause.approved ? ', approved for another request' : ', allowed without approval'})`;
 }

@@ -4,9 +4,10 @@ import type { CommitGate } from '../guard/commit-gate';
 /**
  * A take-over: the run's portal goes to the clerk, in the run's own guarded session (the same
  * browser context: egress lock, downloads off, pop-ups closed, forbidden paths refused), and the
- * run waits. While the clerk has it, a commit request their clicks send is theirs (the commit
- * gate's `byHand` cause: approved by them, no second approval; a submission still checked
- * against an earlier one). The agent's approvals do not apply to the clerk's clicks.
+ * run waits. While the clerk has it, a commit request their own click or key sends is theirs (the
+ * commit gate's `byHand` cause: approved by them, no second approval; a submission still checked
+ * against an earlier one); one the page sends on its own is asked about. The agent's approvals
+ * do not apply to the clerk's clicks.
  *
  * The loop calls this for a bot check (the agent never solves one and never makes it a text
  * prompt) and when the clerk asks to take over; it records the step before (the page as the clerk
@@ -34,7 +35,7 @@ export async function handOverToClerk(o: TakeOverContext, reason: TakeOverReques
   const started = Date.now();
   try {
     const end = await o.gate.during(
-      { step: o.step, description: 'the clerk, working the portal by hand (take-over)', approved: false, byHand: () => o.desk.holder(o.runId) },
+      { step: o.step, description: 'the clerk, working the portal by hand (take-over)', approved: false, byHand: (url) => o.desk.claimByHand(o.runId, url) },
       () => o.desk.takeOver({ runId: o.runId, step: o.step, reason, detail }),
     );
     return { ...end, waitedMs: Date.now() - started };

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { CommitGate, type GateRecord } from '../../../src/agent/guard/commit-gate';
+import { ClerkGestures } from '../../../src/shared/clerk-gestures';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 
 /**
  * The commit gate while the clerk works the portal by hand (a take-over): the clerk is the
  * approver, so what their own clicks submit goes without asking them again, recorded as theirs;
- * forbidden paths stay refused, and a second submission is still checked first.
+ * forbidden paths stay refused, and a second submission is still checked first. What is "their
+ * own" is tied to a gesture aimed at that address (test/attacks/commit-gate/take-over.test.ts
+ * tries it in Chromium against pages that post on their own).
  */
 const profile = PortalProfile.parse({
   id: 'water',
@@ -61,5 +64,27 @@ describe('CommitGate during a take-over', () => {
     await gate.during({ step: 6, description: 'the clerk, by hand', approved: false, byHand: () => null }, () => gate.admit({ method: 'POST', url: at('/apply/submit'), postData: null }));
     await gate.during({ step: 6, description: 'click button "Submit"', approved: false }, () => gate.admit({ method: 'POST', url: at('/apply/submit'), postData: null }));
     expect(asked).toEqual([at('/apply/submit'), at('/apply/submit')]);
+  });
+
+  it('counts a request as the clerk’s only through a recent gesture aimed at its address, once', async () => {
+    let now = 1_000_000;
+    const gestures = new ClerkGestures(() => now);
+    const { gate, asked, records } = gateWithJudge();
+    const cause = { step: 7, description: 'the clerk, by hand', approved: false, byHand: (url: string) => (gestures.claim(url) ? 'clerk:asha' : null) };
+    const post = (path: string) => gate.during(cause, () => gate.admit({ method: 'POST', url: at(path), postData: null }));
+    // A click on a checkbox names no address: what the page posts then is asked about.
+    gestures.note([]);
+    await post('/apply/submit');
+    // A click on the form's Submit names /apply/submit (a fragment is not part of the address): that one post is theirs.
+    gestures.note([at('/apply/submit#top')]);
+    await post('/apply/submit');
+    // The gesture was used: a second post to the same address is asked about.
+    await post('/apply/submit');
+    // A gesture older than the window answers for nothing.
+    gestures.note([at('/apply/submit')]);
+    now += 11_000;
+    await post('/apply/submit');
+    expect(asked).toEqual([at('/apply/submit'), at('/apply/submit'), at('/apply/submit')]);
+    expect(records.filter((r) => r.type === 'commit_approved').map((r) => r.decision?.by)).toEqual(['clerk:asha, by hand (take-over)']);
   });
 });

@@ -1,0 +1,94 @@
+import type { CDPSession, Page } from 'playwright-core';
+
+/**
+ * What a clerk's click or key is about to activate in a portal page, read as the addresses that
+ * control would send to: a link's href, a submit button's form action (its `formaction` first),
+ * the form a text box submits on Enter. The commit gate counts a commit request as the clerk's own
+ * only when it goes to one of these (`ClerkGestures`).
+ *
+ * The page is untrusted: its scripts can redefine `elementFromPoint`, `activeElement` or
+ * `formAction` in its own JavaScript world. So the element is found by the browser's own hit test
+ * (`DOM.getNodeForLocation`) and read in an isolated world of ours (`Page.createIsolatedWorld`),
+ * whose built-ins the page cannot reach. A control in a frame of another process (a cross-origin
+ * frame) is seen as its frame element and names no address: a request from it is asked about.
+ */
+
+/** Runs in our isolated world with the target element as `this`; answers the addresses it activates. */
+const ADDRESSES_OF = `function () {
+  const out = [];
+  // A button's formAction is the document's address when it has no formaction of its own.
+  const sends = (b) => (b.hasAttribute('formaction') ? b.formAction : b.form.action);
+  const activeIn = (el) => {
+    for (let n = el; n; n = n.parentElement || (n.getRootNode && n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null)) {
+      if (n instanceof HTMLAnchorElement || n instanceof HTMLAreaElement) {
+        if (n.href) out.push(n.href);
+      } else if (n instanceof HTMLButtonElement) {
+        if (n.type === 'submit' && n.form) out.push(sends(n));
+        return;
+      } else if (n instanceof HTMLInputElement) {
+        if ((n.type === 'submit' || n.type === 'image') && n.form) out.push(sends(n));
+        return;
+      }
+    }
+  };
+  activeIn(this);
+  return out;
+}`;
+
+/** The same, for the element that has the keyboard focus (Enter or Space): Enter in a form's box submits its form. */
+const FOCUS_ADDRESSES = `(() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  const out = [];
+  if (!el) return out;
+  const sends = (b) => (b.hasAttribute('formaction') ? b.formAction : b.form.action);
+  if (el instanceof HTMLInputElement && el.form && !['submit', 'image', 'button', 'reset', 'checkbox', 'radio', 'file'].includes(el.type)) out.push(el.form.action);
+  if (el instanceof HTMLAnchorElement && el.href) out.push(el.href);
+  if ((el instanceof HTMLButtonElement || el instanceof HTMLInputElement) && (el.type === 'submit' || el.type === 'image') && el.form) out.push(sends(el));
+  return out;
+})()`;
+
+const WORLD = 'portal-desk-clerk-input';
+
+/** The addresses the control at this point of the viewport (CSS pixels) sends to when activated. */
+export async function addressesAt(page: Page, point: { x: number; y: number }): Promise<string[]> {
+  return withSession(page, async (cdp) => {
+    const hit = await cdp.send('DOM.getNodeForLocation', { x: Math.round(point.x), y: Math.round(point.y), includeUserAgentShadowDOM: false, ignorePointerEventsNone: false });
+    const frameId = hit.frameId ?? (await mainFrameId(cdp));
+    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId, worldName: WORLD });
+    const { object } = await cdp.send('DOM.resolveNode', { backendNodeId: hit.backendNodeId, executionContextId });
+    if (!object.objectId) return [];
+    const { result } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: ADDRESSES_OF, returnByValue: true });
+    return strings(result.value);
+  });
+}
+
+/** The addresses the focused control sends to on Enter or Space. */
+export async function addressesOfFocus(page: Page): Promise<string[]> {
+  return withSession(page, async (cdp) => {
+    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: await mainFrameId(cdp), worldName: WORLD });
+    const { result } = await cdp.send('Runtime.evaluate', { expression: FOCUS_ADDRESSES, contextId: executionContextId, returnByValue: true });
+    return strings(result.value);
+  });
+}
+
+async function withSession(page: Page, read: (cdp: CDPSession) => Promise<string[]>): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    return await read(cdp);
+  } catch {
+    // Nothing readable there (the page navigated, the node went away): the gesture names no address.
+    return [];
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
+}
+
+async function mainFrameId(cdp: CDPSession): Promise<string> {
+  const { frameTree } = await cdp.send('Page.getFrameTree');
+  return frameTree.frame.id;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
+}
