@@ -201,6 +201,8 @@ interface OfficeWorkerOptions {
   deferSeconds?: number;
   /** Stop once the queue has been empty this long (tests, `--drain`); default: run until stopped. */
   exitWhenIdleMs?: number;
+  /** The desk's name in the office (its id starts with it; default the host name). */
+  deskName?: string;
   log?: (line: string) => void;
 }
 
@@ -219,7 +221,7 @@ interface JobOutcome {
  * the office, beats every `heartbeatMs`, and hands back the jobs of desks that stopped beating.
  */
 export class OfficeWorker {
-  readonly deskId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly deskId: string;
   readonly outcomes: JobOutcome[] = [];
   private stopping = false;
   private beat: NodeJS.Timeout | undefined;
@@ -228,6 +230,7 @@ export class OfficeWorker {
 
   constructor(private readonly o: OfficeWorkerOptions) {
     this.log = o.log ?? (() => undefined);
+    this.deskId = `${o.deskName ?? hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   }
 
   /** Runs until `stop()` (or, with `exitWhenIdleMs`, until the queue stays empty). */

@@ -4,7 +4,7 @@ import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
 import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { OfficeWorker, type CaseExecutor } from '../../service/office-queue';
-import { OfficeWaits } from '../../service/office-waits';
+import { officeDeskName, OfficeWaits } from '../../service/office-waits';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
 import { routesFor } from '../../service/learned-routes';
@@ -30,8 +30,9 @@ from this desk's own vault. Ctrl-C stops taking cases; the case running finishes
 
   --model rules|anthropic     planner (default rules)
   --approve ask|office|all|none  gated actions: ask on this terminal (default); office: any clerk of the office
-                              answers (approvals and codes are rows in the office database: "portal-desk waits");
-                              all/none are for demos and tests
+                              answers (approvals and codes are rows in the office database: "portal-desk waits"),
+                              and a bot check waits for a clerk at this desk to take the portal over (any desk
+                              may decline it); all/none are for demos and tests
   --slots N                   cases this desk runs at once (default 1, at most 8)
   --lab-url URL               lab portals: the lab every desk shares (as "portal-desk lab" prints);
                               without it each desk starts a lab of its own
@@ -41,7 +42,9 @@ from this desk's own vault. Ctrl-C stops taking cases; the case running finishes
   --otp-command CMD           a shell command that prints a one-time code (tests)
   --max-steps N, --time-limit SECONDS   as for "run"
   --no-route                  the planner decides every page even where a learned route exists (see "portal-desk routes")
-  --headed                    show the browser windows`;
+  --headed                    show the browser windows (a clerk taking a run over works in its window)
+
+The desk's name in the office is $PORTAL_DESK_NAME, else the machine's host name.`;
 
 export async function workerCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
@@ -115,11 +118,15 @@ export async function workerCommand(args: string[]): Promise<number> {
     await store.markInterrupted();
     const warning = autoApprovalWarning(approveMode);
     if (warning) log(warning);
-    const deskName = { id: '' };
+    const deskName = officeDeskName();
     waits = approveChoice === 'office' ? await OfficeWaits.open(url) : undefined;
-    const approvals = waits ? waits.approvals(deskName) : new TerminalApprovals(approveMode, log);
-    const inputs = waits && values['otp-command'] === undefined ? waits.inputs(deskName) : new TerminalInputs(values['otp-command'], {});
+    const terminalApprovals = new TerminalApprovals(approveMode, log);
+    const terminalInputs = new TerminalInputs(values['otp-command'], {});
     const execute: CaseExecutor = async (caseFile: CaseFile, resume, onStart) => {
+      // Office waits name the desk holding the browser and the case they are for.
+      const here = { id: worker?.deskId ?? deskName, name: deskName, clientId: caseFile.clientId, portal: caseFile.portal, caseId: caseFile.caseId };
+      const approvals = waits ? waits.approvals(here) : terminalApprovals;
+      const inputs = waits && values['otp-command'] === undefined ? waits.inputs(here) : terminalInputs;
       const base = loadPortalProfile(caseFile.portal);
       const lab = labPortalId(base);
       let profile = base;
@@ -143,6 +150,7 @@ export async function workerCommand(args: string[]): Promise<number> {
           credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
           loginStates,
           demo: labHandle,
+          ...(waits ? { takeOvers: waits.takeOvers(here) } : {}),
           ...routesFor(store, { noRoute: values['no-route'] }),
         },
         {
@@ -166,8 +174,7 @@ export async function workerCommand(args: string[]): Promise<number> {
       log(`[${caseFile.caseId}] ${finished.status === 'done' ? `DONE: ${finished.reason}` : `NOT DONE (${finished.status}): ${finished.reason}`}`);
       return { runId: finished.runId, status: finished.status, reason: finished.reason, applicationNumber: finished.applicationNumber };
     };
-    worker = new OfficeWorker({ queue, store, url, execute, slots, heartbeatMs, staleMs, exitWhenIdleMs: drainMs, log });
-    deskName.id = worker.deskId;
+    worker = new OfficeWorker({ queue, store, url, execute, slots, heartbeatMs, staleMs, exitWhenIdleMs: drainMs, log, deskName });
     log(`worker: desk ${worker.deskId} joined the office queue (${slots} slot(s), model ${planner}, store ${store.path})`);
     await worker.run();
     const done = worker.outcomes.filter((o) => o.outcome === 'done').length;
