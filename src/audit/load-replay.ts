@@ -115,7 +115,7 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
     }
     const s = parsed.data;
     const o = s.observation;
-    const requests = requestsOf(s.events);
+    const requests = requestsOf(s.events, s.requests);
     const actions: ReplayAction[] = s.actions.map((a, i) => ({
       index: i,
       summary: describeAction(a.action, a.element),

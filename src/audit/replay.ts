@@ -120,6 +120,8 @@ const ReplayRequest = z.object({
   rule: z.string(),
   message: z.string(),
   type: z.string(),
+  /** Identical requests the line stands for (the egress lock's log counts repeats); 1 when absent. */
+  count: z.number().int().positive().optional(),
 });
 type ReplayRequest = z.infer<typeof ReplayRequest>;
 

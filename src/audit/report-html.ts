@@ -256,12 +256,13 @@ function requestsBlock(s: ReplayStep): SafeHtml | string {
   const lines = s.requests ?? [];
   const hidden = s.requestsHidden ?? 0;
   if (lines.length === 0 && hidden === 0) return '';
-  const sent = lines.filter((l) => l.outcome === 'sent').length;
+  const sent = lines.reduce((n, l) => n + (l.outcome === 'sent' ? (l.count ?? 1) : 0), 0);
+  const stopped = lines.reduce((n, l) => n + (l.outcome === 'sent' ? 0 : (l.count ?? 1)), 0);
   const note = hidden ? html`<p class="small muted">${plural(hidden, 'browser-internal request')} refused (Chromium’s own background traffic, not the page or the agent): left out of view, kept in the run’s raw log.</p>` : '';
-  return html`<div class="requests-block"><h3>Requests · ${String(sent)} let through, ${String(lines.length - sent)} stopped</h3>${
+  return html`<div class="requests-block"><h3>Requests · ${String(sent)} let through, ${String(stopped)} stopped</h3>${
     lines.length
       ? html`<table class="requests"><thead><tr><th>Time</th><th>Outcome</th><th>Request</th><th>Judged by</th><th>Rule</th></tr></thead><tbody>${lines.map(
-          (l) => html`<tr class="${l.outcome}"><td class="small">${dateTime(l.at)}</td><td><span class="chip ${l.outcome === 'sent' ? 'ok' : 'bad'}">${l.outcome === 'sent' ? 'let through' : l.outcome}</span></td><td><span class="mono">${l.method ?? ''} ${l.url ?? ''}</span><span class="why">${withoutLocalPaths(l.message)}</span></td><td>${l.by}</td><td><code>${l.rule}</code></td></tr>`,
+          (l) => html`<tr class="${l.outcome}"><td class="small">${dateTime(l.at)}</td><td><span class="chip ${l.outcome === 'sent' ? 'ok' : 'bad'}">${l.outcome === 'sent' ? 'let through' : l.outcome}</span></td><td><span class="mono">${l.method ?? ''} ${l.url ?? ''}</span>${(l.count ?? 1) > 1 ? html` <b class="count">×${String(l.count)}</b>` : ''}<span class="why">${withoutLocalPaths(l.message)}</span></td><td>${l.by}</td><td><code>${l.rule}</code></td></tr>`,
         )}</tbody></table>`
       : ''
   }${note}</div>`;

@@ -19,6 +19,14 @@ export function isBrowserNoise(event: StepEvent): boolean {
   return REQUEST_EVENTS.has(event.type) && BROWSER_HOSTS.test(event.message);
 }
 
+/** Chromium's own hosts, matched on a host name alone (the egress lock's request log keeps hosts as data). */
+const BROWSER_HOST = /^([a-z0-9-]+\.)*(googleapis\.com|gstatic\.com|gvt1\.com|gvt2\.com|google\.com|googleusercontent\.com|chromium\.org)$/i;
+
+/** A host the browser talks to on its own (autofill, safe browsing, updates): its requests are noise in a person's view. */
+export function isBrowserNoiseHost(host: string): boolean {
+  return BROWSER_HOST.test(host.replace(/\.$/, ''));
+}
+
 /** The events a person should see, and how many browser-internal ones were left out of view. */
 export function visibleEvents(events: readonly StepEvent[]): { shown: StepEvent[]; hidden: number } {
   const shown = events.filter((e) => !isBrowserNoise(e));

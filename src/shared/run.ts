@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Action } from './action';
 import { Observation } from './observation';
 import { Outcome } from './outcome';
+import { RequestEntry } from './request-log';
 import { StepSource } from './route';
 import { Verdict } from './verdict';
 
@@ -110,6 +111,10 @@ export const StepRecord = z.object({
   source: StepSource.optional(),
   actions: z.array(StepAction),
   events: z.array(StepEvent),
+  /** What the egress lock let through and refused during the step, repeats counted (steps recorded before it kept them have none). */
+  requests: z.array(RequestEntry).optional(),
+  /** sha256 of the canonical `requests`: verify names the field when a recorded request was edited. */
+  requestsSha256: z.string().optional(),
 });
 export type StepRecord = z.infer<typeof StepRecord>;
 

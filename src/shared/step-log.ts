@@ -1,4 +1,5 @@
-import { isBrowserNoise } from './browser-noise';
+import { isBrowserNoise, isBrowserNoiseHost } from './browser-noise';
+import { EGRESS_LOCK_WORDS, requestAddress, type RequestEntry } from './request-log';
 import type { StepEvent } from './run';
 
 /**
@@ -7,6 +8,11 @@ import type { StepEvent } from './run';
  * page's own errors (uncaught script errors, console errors, loads that failed). Pure, so the
  * console's renderer and the HTML report read the raw log the same way. Browser-internal noise
  * (src/shared/browser-noise.ts) is counted, not listed; the raw log keeps it.
+ *
+ * A step recorded with the egress lock's request log (`StepRecord.requests`) lists every request
+ * the lock let through or refused from that log, as data, repeats counted; the lock's own refusal
+ * lines among the step's events then only say the same again and are not listed twice. Older
+ * steps list what their events say.
  */
 
 type RequestOutcome = 'sent' | 'refused' | 'denied';
@@ -22,9 +28,11 @@ interface RequestLine {
   url: string | null;
   /** The deciding rule, e.g. `commit-gate:submit-path`, `egress-lock:portal-hosts`. */
   rule: string;
-  /** The event's line as the guard wrote it. */
+  /** The event's line as the guard wrote it, or what the egress lock's log says of the request. */
   message: string;
   type: string;
+  /** How many identical requests the line stands for (the egress lock's log counts repeats). */
+  count: number;
 }
 
 /** Step event types that are requests judged below the page, and what each means. */
@@ -38,6 +46,9 @@ const REQUEST_TYPES: Record<string, { outcome: RequestOutcome; by: RequestLine['
   commit_approved: { outcome: 'sent', by: 'commit gate', rule: 'commit-gate' },
   commit_pre_approved: { outcome: 'sent', by: 'commit gate', rule: 'commit-gate' },
 };
+
+/** A `request_blocked` line the network lock wrote (the page's own routing: its requests to other hosts). */
+const NETWORK_LOCK = { outcome: 'refused', by: 'network lock', rule: 'hosts' } as const;
 
 /** Step event types that are the page's own errors. */
 const PAGE_ERROR_TYPES: Readonly<Record<string, string>> = {
@@ -63,21 +74,40 @@ function requestLine(e: StepEvent): RequestLine | null {
   const kind = REQUEST_TYPES[e.type];
   if (!kind) return null;
   if (e.request) {
-    return { at: e.at, outcome: e.request.outcome, by: kind.by, method: e.request.method, url: e.request.url, rule: e.request.rule, message: e.message, type: e.type };
+    return { at: e.at, outcome: e.request.outcome, by: kind.by, method: e.request.method, url: e.request.url, rule: e.request.rule, message: e.message, type: e.type, count: 1 };
   }
   // Steps recorded before requests carried data: the guard's line names the method and address.
   const m = METHOD_AND_URL.exec(e.message);
+  // Both locks write `request_blocked`; only the egress lock's lines say so ("… at the egress lock: …").
+  const judged = e.type === 'request_blocked' && !e.message.includes(EGRESS_LOCK_WORDS) ? NETWORK_LOCK : kind;
   // The egress lock's own line names the kind of request and its host: "Stopped a script request to tracker.example: …".
   const host = m ? null : HOST_ONLY.exec(e.message);
-  return { at: e.at, outcome: kind.outcome, by: kind.by, method: m?.[1] ?? null, url: m?.[2] ?? host?.[1] ?? null, rule: kind.rule, message: e.message, type: e.type };
+  return { at: e.at, outcome: judged.outcome, by: judged.by, method: m?.[1] ?? null, url: m?.[2] ?? host?.[1] ?? null, rule: judged.rule, message: e.message, type: e.type, count: 1 };
 }
 
-/** The requests pane of a step: what went and what was stopped, noise counted apart. */
-export function requestsOf(events: readonly StepEvent[]): { lines: RequestLine[]; hidden: number; sent: number; stopped: number } {
+/** One entry of the egress lock's log as a line of the requests pane. */
+function entryLine(r: RequestEntry): RequestLine {
+  const tunnel = r.kind === 'tunnel' ? ' (a tunnel: https or a secure socket, whose requests the lock does not see one by one)' : '';
+  const message = r.outcome === 'sent' ? `To one of the portal's addresses${tunnel}` : `Refused${tunnel}: ${r.reason ?? r.rule}`;
+  return { at: r.firstAt, outcome: r.outcome, by: 'egress lock', method: r.method, url: requestAddress(r), rule: r.rule, message, type: r.outcome === 'sent' ? 'request_sent' : 'request_blocked', count: r.count };
+}
+
+/** The egress lock's own refusal line among a step's events (its log lists the same request as data). */
+function isEgressLine(e: StepEvent): boolean {
+  return e.type === 'request_blocked' && !e.request && e.message.includes(EGRESS_LOCK_WORDS);
+}
+
+/**
+ * The requests pane of a step: what went and what was stopped, noise counted apart (`hidden`
+ * counts requests, repeats included). `sent` and `stopped` count requests too, so a line that
+ * stands for 12 identical loads counts 12.
+ */
+export function requestsOf(events: readonly StepEvent[], requests?: readonly RequestEntry[]): { lines: RequestLine[]; hidden: number; sent: number; stopped: number } {
   const lines: RequestLine[] = [];
   let hidden = 0;
   for (const e of events) {
     if (!isRequestEvent(e)) continue;
+    if (requests && isEgressLine(e)) continue;
     if (isBrowserNoise(e)) {
       hidden += 1;
       continue;
@@ -85,8 +115,18 @@ export function requestsOf(events: readonly StepEvent[]): { lines: RequestLine[]
     const line = requestLine(e);
     if (line) lines.push(line);
   }
-  const sent = lines.filter((l) => l.outcome === 'sent').length;
-  return { lines, hidden, sent, stopped: lines.length - sent };
+  for (const r of requests ?? []) {
+    // Only refused ones: what the lock let through went to the portal's own addresses.
+    if (r.outcome === 'refused' && isBrowserNoiseHost(r.host)) {
+      hidden += r.count;
+      continue;
+    }
+    lines.push(entryLine(r));
+  }
+  lines.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  const sent = lines.reduce((n, l) => n + (l.outcome === 'sent' ? l.count : 0), 0);
+  const all = lines.reduce((n, l) => n + l.count, 0);
+  return { lines, hidden, sent, stopped: all - sent };
 }
 
 /** The page errors pane of a step: script and console errors and failed loads, as recorded. */

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from '../base/canonical-json';
+import { canonicalJson, digest, sha256Hex } from '../base/canonical-json';
 import { FINAL_STATUSES, StepRecord, type TokenUsage } from '../shared/run';
 import { CANNOT_PROVE, screenshotHashOf, short, stepHash, type RunIdentity, type ScreenshotState, type StoredStep, type VerifyResult } from './chain';
 
@@ -35,7 +35,7 @@ export const CHAIN_V2_DEFINITION =
 const CHAIN_V2_COVERS = [
   "the run's identity, planner, approval mode, layout and model",
   'the case copy and portal profile the run started with (by sha256), and every later change to the case copy (clerk answers)',
-  'every step: page read, reasoning, actions, guard verdicts, approvals, step events (requests judged, page errors), and each of its pictures by sha256 (before, after, and full page at a gated step)',
+  'every step: page read, reasoning, actions, guard verdicts, approvals, step events (requests judged, page errors), the requests the egress lock let through and refused, and each of its pictures by sha256 (before, after, and full page at a gated step)',
   'every audit-trail event, with the values it set (status, reason, application number, end time)',
   "the final outcome record: status, reason, application number, end time, token usage, step count, receipt sha256 (the one the receipt step kept)",
   'every purge, naming the screenshots it removed (a screenshot gone without one fails)',
@@ -305,6 +305,9 @@ export function verifyChainV2(chain: ChainV2ToVerify): VerifyResult {
       }
       const shot = screenshotHashOf(record);
       const computed = stepHash(prev, step.json, shot);
+      // The requests pane keeps its own sha256 in the step, so an edited request is named as such.
+      const requests = requestsProblem(record);
+      if (requests) return fail('step', `${at}: ${requests}`, `steps[${steps}].requests`);
       if (computed !== step.hash) {
         return fail('step', `${at}: its content does not match its chain hash (stored ${short(step.hash)}, computed ${short(computed)}): the step was changed, or a record before it was`, `steps[${steps}]`);
       }
@@ -461,6 +464,21 @@ function picturesOf(step: StepRecord): { key: 'screenshotHash' | 'afterScreensho
     { key: 'afterScreenshotHash', name: 'after picture', hash: step.afterScreenshotHash ?? null },
     { key: 'fullPageHash', name: 'full-page picture', hash: step.fullPageHash ?? null },
   ];
+}
+
+/**
+ * Whether a step's recorded requests still match the sha256 the step keeps of them (`requestsSha256`,
+ * written with the step): a request edited in the store or an export no longer does. Null when they
+ * match, or when the step has neither (steps recorded before requests were kept).
+ */
+function requestsProblem(record: unknown): string | null {
+  if (!record || typeof record !== 'object') return null;
+  const { requests, requestsSha256 } = record as { requests?: unknown; requestsSha256?: unknown };
+  if (requests === undefined && requestsSha256 === undefined) return null;
+  if (typeof requestsSha256 !== 'string') return 'its recorded requests have no sha256 beside them (requestsSha256 was removed)';
+  const computed = digest(requests ?? null);
+  if (computed === requestsSha256) return null;
+  return `its recorded requests (what the egress lock let through and refused) do not match the sha256 the step keeps of them (kept ${short(requestsSha256)}, computed ${short(computed)}): a recorded request was edited, added or removed`;
 }
 
 /** The receipt's sha256 as a step's `receipt` event states it ("Receipt sha256 <hex> ..."); the store's outcome reads it the same way. */

@@ -125,7 +125,8 @@ describe('the report’s pictures and panes in Chromium', () => {
     const rows = page.locator('section#step-1 table.requests tbody tr');
     expect(await rows.count()).toBe(1);
     const row = (await rows.first().innerText()).replace(/\s+/g, ' ');
-    expect(row).toMatch(/refused tracker\.evil\.example Stopped a script request .* egress lock egress-lock:portal-hosts/);
+    // The network lock's line (the page's own routing), not the egress lock's: it says which.
+    expect(row).toMatch(/refused tracker\.evil\.example Stopped a script request .* network lock hosts/);
     expect(await page.locator('section#step-1 .requests-block').innerText()).toMatch(/1 browser-internal request refused/);
     expect(html).not.toMatch(/<td[^>]*>[^<]*content-autofill/);
     const sent = (await page.locator('section#step-2 table.requests tbody tr').innerText()).replace(/\s+/g, ' ');

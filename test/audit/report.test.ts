@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReplay, Replay, REPORT_CSP } from '../../src/audit';
 import { labAccount } from '../../lab';
+import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import type { StepRecord } from '../../src/shared/run';
 import { verifyExport, type Store } from '../../src/store';
 import { REPO, runCli, type CliResult } from '../support/cli';
@@ -113,6 +114,29 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
     await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-gated-step.png') });
     await page.locator(`section#step-${submit.index} figure.fullpage`).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-full-page.png') });
+  });
+
+  it('the requests pane lists what the egress lock let through and refused as data, repeats counted, no query value, Chromium’s own left out of view', async () => {
+    const logged = steps.flatMap((s) => (s.requests ?? []).map((r) => ({ step: s.index, ...r })));
+    const host = new URL(loadPortalProfile(bench.caseFile(CASE).portal).startUrl).hostname;
+    // Every page of the run came through the lock: GETs of the portal's pages and the form posts, on the portal's host.
+    expect(logged.filter((r) => r.outcome === 'sent' && r.method === 'GET' && r.host === host).length).toBeGreaterThan(steps.length / 2);
+    expect(logged.some((r) => r.outcome === 'sent' && r.method === 'POST' && r.host === host)).toBe(true);
+    expect(logged.every((r) => r.outcome === 'refused' || (r.host === host && r.rule === 'egress-lock:portal-hosts'))).toBe(true);
+    expect(logged.every((r) => r.path === null || !/=[^…&]/.test(r.path.split('?')[1] ?? ''))).toBe(true);
+    // Each step keeps the sha256 of what it logged, and the chain covers both.
+    for (const s of steps) if (s.requests) expect(s.requestsSha256).toMatch(/^[0-9a-f]{64}$/);
+    const { page } = report;
+    const withPost = logged.find((r) => r.method === 'POST' && r.outcome === 'sent')!;
+    const rows = page.locator(`section#step-${withPost.step} table.requests tbody tr`);
+    const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    expect(texts.some((t) => new RegExp(`let through POST http://${host.replace(/\./g, '\\.')}(:\\d+)?${withPost.path!.replace(/[.?*+()[\]]/g, '\\$&')}`).test(t) && /egress lock egress-lock:portal-hosts/.test(t))).toBe(true);
+    // Chromium's own refused requests (autofill and the like) are counted apart, never a row.
+    const noise = logged.filter((r) => r.outcome === 'refused' && /(googleapis|gstatic|google)\.com$/.test(r.host));
+    for (const r of noise) expect(await page.locator(`section#step-${r.step} table.requests`).innerText().catch(() => '')).not.toContain(r.host);
+    await page.locator(`section#step-${withPost.step} .requests-block`).scrollIntoViewIfNeeded();
+    mkdirSync(join(REPO, 'test-artifacts/report'), { recursive: true });
+    await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-requests.png') });
   });
 
   it('the HTML made no requests, carries the strict CSP, and has a sticky step index', async () => {

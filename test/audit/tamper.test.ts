@@ -53,11 +53,18 @@ function firstStepShowing(hash: string): number {
 describe('verify, as a real process, on edited copies of a real run', () => {
   let results: Record<string, CliResult>;
   let shotHash: string;
+  let requestStep: number;
 
   beforeAll(async () => {
     expect(steps.length).toBeGreaterThan(JSON_STEP);
     const db = (name: string) => join(dir, `${name}.sqlite`);
-    for (const name of ['json', 'png', 'purged']) copyDatabase(store.path, db(name));
+    for (const name of ['json', 'png', 'purged', 'request']) copyDatabase(store.path, db(name));
+
+    // A request the egress lock let through, made to read as another host, in the store and in the export.
+    requestStep = steps.findIndex((s) => (s.requests ?? []).some((r) => r.outcome === 'sent' && r.method === 'POST'));
+    expect(requestStep).toBeGreaterThanOrEqual(0);
+    const sentHost = steps[requestStep]!.requests!.find((r) => r.method === 'POST')!.host;
+    tamper(db('request'), 'UPDATE steps SET json = replace(json, ?, ?) WHERE run_id = ? AND idx = ?', `"host":"${sentHost}"`, '"host":"elsewhere.example"', runId, requestStep);
 
     // One byte of step 3's stored JSON (a letter of the page title), as an attacker would change it.
     const json = readStepJson(db('json'), runId, JSON_STEP);
@@ -82,24 +89,36 @@ describe('verify, as a real process, on edited copies of a real run', () => {
     const b64 = exp.screenshots[shotHash]!;
     const b64At = text.indexOf(b64) + Math.floor(b64.length / 2);
     writeFileSync(join(dir, 'shot-edited.json'), changeOneByte(text, /[A-Za-z0-9]/.test(text[b64At]!) ? b64At : b64At + 1));
+    const requestEdited = JSON.parse(text) as { steps: StepRecord[] };
+    const post = requestEdited.steps[requestStep]!.requests!.find((r) => r.method === 'POST')!;
+    post.count += 1;
+    writeFileSync(join(dir, 'request-edited.json'), JSON.stringify(requestEdited, null, 2));
 
     // A loaded CI box runs these slowly; the default timeout would kill them mid-answer.
     const cli = (args: string[]) => runCli(args, { timeoutMs: 170_000 });
-    const [jsonEdited, pngEdited, files, purge] = await Promise.all([
+    const [jsonEdited, pngEdited, files, purge, requestEdited2] = await Promise.all([
       cli(['verify', runId, '--db', db('json')]),
       cli(['verify', runId, '--db', db('png')]),
-      cli(['verify', join(dir, 'run.json'), join(dir, 'step-edited.json'), join(dir, 'shot-edited.json')]),
+      cli(['verify', join(dir, 'run.json'), join(dir, 'step-edited.json'), join(dir, 'shot-edited.json'), join(dir, 'request-edited.json')]),
       cli(['purge', '--older-than', '0m', '--db', db('purged')]),
+      cli(['verify', runId, '--db', db('request')]),
     ]);
     // The purged copy is the untouched run too: it must still answer intact, with the recorded head.
     const afterPurge = await cli(['verify', runId, '--db', db('purged')]);
-    results = { jsonEdited: jsonEdited!, pngEdited: pngEdited!, files: files!, purge: purge!, afterPurge };
+    results = { jsonEdited: jsonEdited!, pngEdited: pngEdited!, files: files!, purge: purge!, afterPurge, requestEdited: requestEdited2! };
   }, 400_000);
 
   it('one byte of a stored step: exit 1, naming that step', () => {
     const r = results.jsonEdited!;
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`^broken at step ${JSON_STEP}: its content does not match its chain hash`));
+  });
+
+  it('a request the egress lock recorded, edited in the store or in an export: exit 1, naming the step’s requests', () => {
+    const r = results.requestEdited!;
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`^broken at step ${requestStep}: its recorded requests .* do not match the sha256 the step keeps of them .*\\[field: steps\\[${requestStep}\\]\\.requests\\]`));
+    expect(results.files!.stdout).toMatch(new RegExp(`request-edited\\.json: broken at step ${requestStep}: its recorded requests .*\\[field: steps\\[${requestStep}\\]\\.requests\\]`));
   });
 
   it('one byte of a screenshot: exit 1, naming the first step that shows it', () => {

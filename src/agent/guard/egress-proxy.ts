@@ -2,7 +2,9 @@ import { createServer, request as httpRequest, type IncomingMessage, type Outgoi
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isAllowedUrl, shorten, type HostPolicy } from '../../shared/allowed-hosts';
+import { EGRESS_LOCK_WORDS, pathWithoutQueryValues, type RequestEntry } from '../../shared/request-log';
 import type { CommitGate } from './commit-gate';
+import { EgressLog } from './egress-log';
 import { resolverTarget, type ResolverTarget } from './resolver-rules';
 import { hostOf, safeSink, type GuardEvent, type GuardEventSink } from './watchdogs/guard-event';
 
@@ -24,6 +26,8 @@ const MAX_REMEMBERED = 1_000;
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'upgrade']);
 /** `host:port` as a CONNECT request names it: a name or a bracketed IPv6 address, then the port. */
 const AUTHORITY = /^(\[[0-9a-f:.]+\]|[^\s:/?#@\\[\]]+):(\d{1,5})$/i;
+/** The rule that lets through the portal's addresses and refuses every other. */
+const HOSTS_RULE = 'egress-lock:portal-hosts';
 
 /**
  * The egress lock: a forward proxy, one per browser context, that every request of the context
@@ -39,6 +43,11 @@ const AUTHORITY = /^(\[[0-9a-f:.]+\]|[^\s:/?#@\\[\]]+):(\d{1,5})$/i;
  * network error; nothing is answered in the attacker's name), a tunnel gets 403. Each refusal is
  * reported as `request_blocked`. What was judged is what is connected to: the normalised host
  * and port, mapped by the browser's resolver rules.
+ *
+ * Every request it lets through and every one it refuses also goes into its request log
+ * (`EgressLog`: method, host, port, path without query values, outcome, rule, repeats counted),
+ * which the run loop takes into each step it records. A plain-http request the commit gate
+ * refuses here is the gate's to record (it does, as data), so it is not logged twice.
  */
 export class EgressProxy {
   private sink: GuardEventSink | undefined;
@@ -47,6 +56,7 @@ export class EgressProxy {
   private readonly tunnels = new Set<Socket | Duplex>();
   private refusedCount = 0;
   private gate: CommitGate | undefined;
+  private readonly log = new EgressLog();
 
   private constructor(
     private readonly server: Server,
@@ -88,6 +98,11 @@ export class EgressProxy {
     this.gate = gate;
   }
 
+  /** What it let through and refused since the last call, for the step being recorded. */
+  takeRequests(): RequestEntry[] {
+    return this.log.take();
+  }
+
   /** Reports refusals to `sink` from now on; refusals made before are reported first. */
   reportTo(sink: GuardEventSink): void {
     this.sink = safeSink(sink);
@@ -112,13 +127,15 @@ export class EgressProxy {
       res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('Portal Desk egress proxy: absolute http addresses and CONNECT only');
       return;
     }
+    const method = req.method ?? 'GET';
     const check = isAllowedUrl(address, this.profile);
     if (!check.ok) {
-      this.refuse(`${req.method ?? 'GET'} ${address}`, address, `Stopped a ${req.method ?? 'GET'} request to ${hostOf(address)} at the egress lock: ${check.reason}`);
+      this.log.add({ ...httpSeen(method, address), outcome: 'refused', rule: HOSTS_RULE, reason: check.reason });
+      this.refuse(`${method} ${address}`, address, `Stopped a ${method} request to ${hostOf(address)} ${EGRESS_LOCK_WORDS}: ${check.reason}`);
       req.socket.destroy();
       return;
     }
-    if (this.gate && !this.gate.atEgress(req.method ?? 'GET', check.href).ok) {
+    if (this.gate && !this.gate.atEgress(method, check.href).ok) {
       this.refusedCount += 1;
       req.socket.destroy();
       return;
@@ -126,9 +143,11 @@ export class EgressProxy {
     const url = new URL(check.href);
     const target = this.target(url.hostname, portOf(url));
     if (target.kind === 'not-found') {
+      this.log.add({ ...httpSeen(method, check.href), outcome: 'refused', rule: RESOLVER_RULE, reason: NOT_FOUND });
       req.socket.destroy();
       return;
     }
+    this.log.add({ ...httpSeen(method, check.href), outcome: 'sent', rule: HOSTS_RULE });
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers: { ...forwardHeaders(req.headers), host: url.host }, agent: false, setHost: false },
       (answer) => {
@@ -149,15 +168,18 @@ export class EgressProxy {
     const match = AUTHORITY.exec(authority);
     const verdict = match ? this.judgeTunnel(match[1]!, match[2]!) : { ok: false as const, reason: `“${shorten(authority)}” is not a host and port` };
     if (!verdict.ok) {
-      this.refuse(`CONNECT ${authority}`, authority, `Stopped a connection to ${shorten(authority, 80)} at the egress lock: ${verdict.reason}`, 'never');
+      this.log.add({ ...tunnelSeen(match, authority), outcome: 'refused', rule: HOSTS_RULE, reason: verdict.reason });
+      this.refuse(`CONNECT ${authority}`, authority, `Stopped a connection to ${shorten(authority, 80)} ${EGRESS_LOCK_WORDS}: ${verdict.reason}`, 'never');
       socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
     const target = this.target(verdict.hostname, verdict.port);
     if (target.kind === 'not-found') {
+      this.log.add({ kind: 'tunnel', method: 'CONNECT', host: verdict.hostname, port: verdict.port, path: null, outcome: 'refused', rule: RESOLVER_RULE, reason: NOT_FOUND });
       socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
+    this.log.add({ kind: 'tunnel', method: 'CONNECT', host: verdict.hostname, port: verdict.port, path: null, outcome: 'sent', rule: HOSTS_RULE });
     this.tunnels.add(socket);
     const upstream = connect({ host: target.hostname, port: target.port });
     this.tunnels.add(upstream);
@@ -183,7 +205,13 @@ export class EgressProxy {
   private refuseUpgrade(req: IncomingMessage, socket: Duplex): void {
     const address = req.url ?? '';
     const check = isAllowedUrl(address, this.profile);
-    if (!check.ok) this.refuse(`UPGRADE ${address}`, address, `Stopped a connection upgrade to ${hostOf(address)} at the egress lock: ${check.reason}`);
+    const seen = { ...httpSeen('UPGRADE', address), kind: 'upgrade' as const, outcome: 'refused' as const };
+    if (!check.ok) {
+      this.log.add({ ...seen, rule: HOSTS_RULE, reason: check.reason });
+      this.refuse(`UPGRADE ${address}`, address, `Stopped a connection upgrade to ${hostOf(address)} ${EGRESS_LOCK_WORDS}: ${check.reason}`);
+    } else {
+      this.log.add({ ...seen, rule: 'egress-lock:upgrade', reason: 'the browser tunnels its sockets; an upgrade in absolute form is never forwarded' });
+    }
     socket.destroy();
   }
 
@@ -225,6 +253,26 @@ export class EgressProxy {
     if (this.sink) this.sink(event);
     else if (this.held.length < MAX_HELD) this.held.push(event);
   }
+}
+
+/** The rule that refuses a name the browser's resolver rules send nowhere (`~NOTFOUND`). */
+const RESOLVER_RULE = 'egress-lock:resolver';
+const NOT_FOUND = "the browser's host-resolver rules resolve this name nowhere";
+
+/** A plain request as the log keeps it: method, host, port, path without query values. */
+function httpSeen(method: string, address: string): { kind: 'http'; method: string; host: string; port: number | null; path: string | null } {
+  try {
+    const url = new URL(address);
+    return { kind: 'http', method, host: url.hostname, port: portOf(url), path: pathWithoutQueryValues(`${url.pathname}${url.search}`) };
+  } catch {
+    return { kind: 'http', method, host: shorten(address, 80), port: null, path: null };
+  }
+}
+
+/** A tunnel as the log keeps it: the host and port it named, or what it named when that was not one. */
+function tunnelSeen(match: RegExpExecArray | null, authority: string): { kind: 'tunnel'; method: 'CONNECT'; host: string; port: number | null; path: null } {
+  if (!match) return { kind: 'tunnel', method: 'CONNECT', host: shorten(authority, 80), port: null, path: null };
+  return { kind: 'tunnel', method: 'CONNECT', host: match[1]!.toLowerCase().replace(/^\[|\]$/g, ''), port: Number(match[2]), path: null };
 }
 
 function portOf(url: URL): number {

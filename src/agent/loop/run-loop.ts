@@ -4,6 +4,7 @@ import type { Action } from '../../shared/action';
 import type { StepSource } from '../../shared/route';
 import type { ModelCall, StepAction, StepRecord } from '../../shared/run';
 import { TYPING_ACTIONS } from '../act/executor';
+import { egressLockOf } from '../guard/browser';
 import type { PageRead } from '../observe/page-read';
 import { PageErrorLog, takePicture } from '../observe/step-evidence';
 import { isFinalReviewPage } from '../portal/page-kind';
@@ -159,6 +160,8 @@ export class RunLoop {
     const { o, state, secrets } = this.ctx;
     const observation = secrets.redact(start.observation);
     const events = [...state.pendingEvents.splice(0), ...this.pageErrors.take()];
+    // What the egress lock let through and refused since the last step, as data (none where the context has no lock of ours).
+    const requests = egressLockOf(o.page.context())?.takeRequests() ?? [];
     // The after picture, once the actions ran and the page settled; at a gated step, the whole page as the clerk was asked.
     const after = parts.after ? { png: parts.after } : await takePicture(o.page, 'after');
     if (after.problem) events.push({ type: 'screenshot_failed', message: after.problem, at: this.ctx.now().toISOString() });
@@ -179,7 +182,9 @@ export class RunLoop {
       ...(parts.source ? { source: parts.source } : {}),
       actions: parts.actions,
       events,
+      ...(requests.length ? { requests } : {}),
     });
+    if (step.requests) step.requestsSha256 = digest(step.requests);
     await o.recorder.recordStep(step, start.screenshot, { after: pictures.after, fullPage: pictures.fullPage });
     o.listener?.step?.(step);
     state.step += 1;

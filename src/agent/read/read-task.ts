@@ -13,6 +13,7 @@ import type { RunRecorder } from '../../shared/recorder';
 import type { ModelCall, RunStatus, StepEvent, StepRecord } from '../../shared/run';
 import { extract, type ExtractOptions } from '../decide/extract';
 import { PlannerError } from '../decide/planner';
+import { egressLockOf } from '../guard/browser';
 import type { CommitGate } from '../guard/commit-gate';
 import { SecretList } from '../loop/secrets';
 import type { Observer, PageRead } from '../observe/page-read';
@@ -352,6 +353,7 @@ export class ReadOnlyTask {
 
   private async record(parts: { startedAt: string; observation: Observation; screenshot: Uint8Array | null; reasoning: string; model: ModelCall | null }): Promise<void> {
     const observation = this.secrets.redact(parts.observation);
+    const requests = egressLockOf(this.o.page.context())?.takeRequests() ?? [];
     const step: StepRecord = this.secrets.redact({
       runId: this.o.runId,
       index: this.step,
@@ -365,7 +367,9 @@ export class ReadOnlyTask {
       // A read-only task proposes no action: nothing on the page is touched.
       actions: [],
       events: this.events.splice(0),
+      ...(requests.length ? { requests } : {}),
     });
+    if (step.requests) step.requestsSha256 = digest(step.requests);
     await this.o.recorder.recordStep(step, parts.screenshot);
     this.o.listener?.step?.(step);
     this.step += 1;

