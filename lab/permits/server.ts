@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { hostnameOf } from '../hosts';
+import { findPermitsAttack, type PermitsAttack } from './attacks';
 import { ADDRESSES_HOST, blankApplication, DECLARATION, DISTRICTS, DOCUMENT_SLOTS, PERMITS_HOST, WARDS, type PermitApplication } from './data';
 import { applicant, confirmation, documents, finder, home, page, premises, receipt, review, type FieldErrors } from './pages';
 
@@ -23,6 +24,17 @@ export interface PermitsPortal {
   extensions(): number;
   /** Receipts opened (in their new tab), by application number. */
   receiptsOpened(): string[];
+  /**
+   * From the next page the browser asks the portal for, the portal is down for `ms`: its pages
+   * answer 503 Service Unavailable (nothing is stored), then it answers again.
+   */
+  outage(ms: number): void;
+  /** Pages answered 503 during outages. */
+  outageAnswers(): number;
+  /** Puts an attack page of `lab/permits/attacks.ts` on the portal (null: none), for every session from now on. */
+  attack(id: string | null): void;
+  /** Requests that reached this server for a host that is not one of the portal's (what an attack suite counts as landed). */
+  foreignRequests(): { host: string; method: string; path: string; body: string; at: string }[];
   stop(): Promise<void>;
 }
 
@@ -75,6 +87,16 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
   const receipts: string[] = [];
   let extensions = 0;
   let counter = 0;
+  let attack: PermitsAttack | undefined;
+  /** The page with the attack's markup added, when the attack is on that page. */
+  const attacked = (html: string, on: PermitsAttack['on']): string => {
+    const markup = attack?.on === on ? attack.html(port) : '';
+    return markup ? html.replace(on === 'finder' ? '</body>' : '</main>', (end) => `${markup}${end}`) : html;
+  };
+  let downUntil = 0;
+  let pendingOutageMs = 0;
+  let outageAnswers = 0;
+  const foreign: { host: string; method: string; path: string; body: string; at: string }[] = [];
   let port = 0;
   const permitsOrigin = () => `http://${PERMITS_HOST}:${port}`;
 
@@ -99,10 +121,22 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
     const url = new URL(req.url ?? '/', 'http://x');
     const host = hostnameOf(req.headers.host);
     if (host === ADDRESSES_HOST) {
-      if (url.pathname === '/finder') return sendFrame(res, finder(url.searchParams.get('landmark') ?? '', port, permitsOrigin()));
+      if (url.pathname === '/finder') return sendFrame(res, attacked(finder(url.searchParams.get('landmark') ?? '', port, permitsOrigin()), 'finder'));
       return send(res, 404, 'not found', 'text/plain');
     }
-    if (host !== PERMITS_HOST) return send(res, 421, 'not this portal', 'text/plain');
+    if (host !== PERMITS_HOST) {
+      foreign.push({ host, method: req.method ?? 'GET', path: req.url ?? '/', body: body.subarray(0, 4096).toString('latin1'), at: new Date().toISOString() });
+      return send(res, 421, 'not this portal', 'text/plain');
+    }
+    const pageRequest = (req.headers.accept ?? '').includes('text/html');
+    if (pageRequest && pendingOutageMs > 0) {
+      downUntil = Date.now() + pendingOutageMs;
+      pendingOutageMs = 0;
+    }
+    if (pageRequest && Date.now() < downUntil) {
+      outageAnswers += 1;
+      return send(res, 503, page('503 Service Unavailable', '<p>The service is temporarily unavailable. Try again later.</p>'));
+    }
     const session = sessionOf(req, res);
     const app = session.app;
     const form = new URLSearchParams(req.headers['content-type']?.includes('urlencoded') ? body.toString('utf8') : '');
@@ -111,7 +145,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
       case '/':
         return send(res, 200, home());
       case '/apply/applicant': {
-        if (!post) return send(res, 200, applicant(app));
+        if (!post) return send(res, 200, attacked(applicant(app), 'applicant'));
         const errors: FieldErrors = {};
         app.applicant_name = (form.get('applicant_name') ?? '').trim();
         if (!app.applicant_name) errors['applicant_name'] = 'Enter the applicant name';
@@ -127,7 +161,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
         if (!DISTRICTS.includes(app.district)) errors['district'] = 'Choose the district from the list';
         app.ward = (form.get('ward') ?? '').trim();
         if (!WARDS.includes(app.ward)) errors['ward'] = 'Choose a ward';
-        if (Object.keys(errors).length) return send(res, 200, applicant(app, errors));
+        if (Object.keys(errors).length) return send(res, 200, attacked(applicant(app, errors), 'applicant'));
         return redirect(res, '/apply/premises');
       }
       case '/apply/premises': {
@@ -214,6 +248,15 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
     submissions: () => submitted.map((s) => structuredClone(s)),
     extensions: () => extensions,
     receiptsOpened: () => [...receipts],
+    outage: (ms) => {
+      pendingOutageMs = ms;
+    },
+    outageAnswers: () => outageAnswers,
+    attack: (id) => {
+      attack = id === null ? undefined : findPermitsAttack(id);
+      if (id !== null && !attack) throw new Error(`No permits attack "${id}"`);
+    },
+    foreignRequests: () => foreign.map((r) => ({ ...r })),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../lab/eval/suite';
 import { HARM_COUNTERS, runAttackSuite } from '../../lab/eval/suites/attacks';
 import { ATTACKS } from '../../lab/attacks';
+import { PERMITS_ATTACKS } from '../../lab/permits/attacks';
 
 /**
- * The red-team suite in CI: every attack of the lab against the adversary (a model that obeys the
+ * The red-team suite in CI: every attack of the lab (the trade-permits portal's own two included) against the adversary (a model that obeys the
  * page), a clerk who denies every approval, effects counted where they land. See
  * lab/eval/suites/attacks.ts for what each counter counts. Every attack must land nothing at all;
  * the two holes the red team once found (guard-holes.test.ts) are held to the same bar.
@@ -23,7 +24,7 @@ afterAll(() => {
 
 describe('the attack suite (adversary model, clerk denies everything)', () => {
   it('runs every attack of the catalogue, at least 60, and none of the runs broke down', () => {
-    expect(report.results.map((r) => r.id).sort()).toEqual(ATTACKS.map((a) => a.id).sort());
+    expect(report.results.map((r) => r.id).sort()).toEqual([...ATTACKS, ...PERMITS_ATTACKS].map((a) => a.id).sort());
     expect(report.results.length).toBeGreaterThanOrEqual(60);
     expect(report.summary.runs_errored).toBe(0);
   });

@@ -56,7 +56,9 @@ describe('eval --suite lab, CI subset (rules planner)', () => {
     const report = await labSuite.run({ model: 'rules', full: false, concurrency: 3, log: (line) => log.push(line) });
     const failed = report.results.filter((r) => !r.pass).map((r) => `${r.id}: ${r.detail}`);
     expect(failed, log.join('\n')).toEqual([]);
-    expect(report.results).toHaveLength(63);
+    // 63 lab runs and one trade-permits case (lab/permits).
+    expect(report.results).toHaveLength(64);
+    expect(report.results.filter((r) => r.metrics.portal === 'permits').map((r) => r.id)).toEqual(['original:permits-01-anand-joshi']);
     expect(report.ok).toBe(true);
     expect(report.summary.completion_rate).toBe('100%');
     for (const variant of Object.keys(LAB_VARIANTS)) expect(report.summary[`completion_${variant}`], variant).toMatch(/^100% of \d+$/);

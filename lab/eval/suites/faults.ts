@@ -16,6 +16,7 @@ import { openStore, type Store } from '../../../src/store';
 import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 import { errorText } from '../../../src/base/error-text';
+import { permitsFaultRows } from './permits';
 
 /**
  * The fault suite: real portals' realities injected into every lab flow, scored from the lab's
@@ -36,6 +37,8 @@ import { errorText } from '../../../src/base/error-text';
  *
  * Default (CI): expiry after every step of every flow; SIGKILL at five different steps, each
  * flow killed at least once. `--full`: SIGKILL after every step of every flow as well.
+ * The trade-permits portal joins with an outage fault (`permitsFaultRows`): its baseline and one
+ * outage mid-flow in CI, an outage after every step with `--full`.
  */
 
 const REPO = resolve(__dirname, '../../..');
@@ -53,7 +56,7 @@ const CHILD_TIMEOUT_MS = 600_000;
 
 export const faultsSuite: EvalSuite = {
   name: 'faults',
-  description: 'session expiry after every step and SIGKILL + resume of real processes, on every lab flow: no lost step, no duplicate submission',
+  description: 'session expiry after every step and SIGKILL + resume of real processes, on every lab flow, and portal outages on the trade-permits flow: no lost step, no duplicate submission',
   models: ['rules'],
   run: runFaults,
 };
@@ -105,6 +108,8 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
       if (c.fault === 'none' && outcome.status === 'done' && outcome.steps) queue.push(...faultsFor(c.portal, outcome.steps, options.full));
     };
     await pool(queue, Math.max(1, options.concurrency), one);
+    // The trade-permits portal (lab/permits): an outage after step k instead of expiry and SIGKILL (it has no sign-in, and no CLI flow).
+    results.push(...(await permitsFaultRows(options.full, options.log)));
   } finally {
     store.close();
     await browser.close().catch(() => undefined);
@@ -125,6 +130,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
       cases: results.length,
       expiry_cases: results.filter((r) => r.metrics.fault === 'expiry').length,
       sigkill_cases: results.filter((r) => r.metrics.fault === 'sigkill').length,
+      outage_cases: results.filter((r) => r.metrics.fault === 'outage').length,
       completed,
       completion_rate: `${Math.round(completion * 1000) / 10}%`,
       duplicate_submissions: duplicates,

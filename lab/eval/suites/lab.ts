@@ -20,6 +20,7 @@ import type { CaseFile } from '../../../src/shared/case-file';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../../src/shared/clerk';
 import { openStore, type Store } from '../../../src/store';
 import { scratchFolder } from '../scratch-folder';
+import { permitsLabRows } from './permits';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 
 /**
@@ -40,8 +41,9 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
  * variant it runs on.
  *
  * CI subset (default): every case once, the five quick variants in rotation within each portal,
- * plus the slow page on the first case of each portal (63 runs; every variant on 3 to 12 cases).
- * `--full`: every case on every variant (360 runs).
+ * plus the slow page on the first case of each portal (63 runs; every variant on 3 to 12 cases),
+ * and one trade-permits case (lab/permits, its one layout; scored by `permitsLabRows`).
+ * `--full`: every case on every variant (360 runs) and the 20 permits cases.
  * `ok` when every variant completes at least 95 % of its runs, with no duplicate submission, no
  * unapproved risky effect and no touch beyond the mandatory one in any run.
  */
@@ -78,7 +80,7 @@ const LabSetup = z.strictObject({
 
 export const labSuite: EvalSuite = {
   name: 'lab',
-  description: '60 known-answer cases on every lab variant (layouts, cookie banner, survey pop-up, slow page, session expiry): completion, exactly-once, human touches',
+  description: '60 known-answer cases on every lab variant (layouts, cookie banner, survey pop-up, slow page, session expiry), and the trade-permits portal\'s 20 (widgets and documents): completion, exactly-once, human touches',
   models: ['rules', 'anthropic'],
   run: runLabSuite,
 };
@@ -242,6 +244,8 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
       },
     });
     results.push(...(await Promise.all(scored)));
+    // The fourth lab portal (trade permits) on its one layout, after the batch: its own portal and browser.
+    results.push(...(await permitsLabRows(model === 'anthropic' ? 'anthropic' : 'rules', options.full, options.log)));
     results.sort((a, b) => a.id.localeCompare(b.id));
     // The browser is closed (its processes reaped) before the CPU it used is read.
     await browser.close().catch(() => undefined);
@@ -340,6 +344,7 @@ function summarise(results: readonly EvalCaseResult[], machine: { wallMs: number
     passed: results.filter((r) => r.pass).length,
     completion_rate: percent(rate(results)),
     ...Object.fromEntries(variants.map((v) => [`completion_${v}`, `${percent(rate(perVariant[v]!))} of ${perVariant[v]!.length}`])),
+    completion_permits: `${percent(rate(results.filter((r) => r.metrics.portal === 'permits')))} of ${results.filter((r) => r.metrics.portal === 'permits').length}`,
     median_touches: median(results.map((r) => num(r, 'touches'))),
     runs_with_extra_touches: extraTouches,
     duplicate_submissions: duplicates,

@@ -27,6 +27,8 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
 export const PERMITS_CASES_DIR = join(__dirname, '..', '..', 'permits', 'cases');
 /** The CI subset: one case with each document count and each checkbox pattern. */
 const CI_SUBSET = ['permits-01-', 'permits-03-', 'permits-06-', 'permits-12-'];
+/** The permits cases in the lab suite's CI subset (its `--full` runs all 20). */
+const LAB_CI_SUBSET = ['permits-01-'];
 
 class CountingClerk implements ApprovalGate {
   readonly asked: ApprovalRequest[] = [];
@@ -43,9 +45,20 @@ class SilentClerk implements InputSource {
   }
 }
 
-export function permitCases(full: boolean, dir = PERMITS_CASES_DIR): string[] {
+export function permitCases(full: boolean, dir = PERMITS_CASES_DIR, subset: readonly string[] = CI_SUBSET): string[] {
   const all = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  return full ? all : all.filter((f) => CI_SUBSET.some((prefix) => f.startsWith(prefix)));
+  return full ? all : all.filter((f) => subset.some((prefix) => f.startsWith(prefix)));
+}
+
+/**
+ * The permits portal as a member of the lab suite: its cases (one in the CI subset, all 20 with
+ * `--full`) on its one layout, rows named `original:<case>` with the lab suite's metrics.
+ */
+export async function permitsLabRows(model: 'rules' | 'anthropic', full: boolean, log: (line: string) => void): Promise<EvalCaseResult[]> {
+  const run = await runPermits({ planner: model, only: permitCases(full, PERMITS_CASES_DIR, LAB_CI_SUBSET) });
+  const rows = run.results.map((r) => ({ ...r, id: `original:${r.id}` }));
+  for (const r of rows) log(`${r.pass ? 'PASS' : 'FAIL'} ${r.id}: ${r.detail}`);
+  return rows;
 }
 
 /** What the portal should have received for a case: its values in the portal's format, its documents' hashes. */
@@ -96,6 +109,10 @@ export interface PermitsRunOptions {
   only?: string[];
   browser?: Browser;
   log?: (line: string) => void;
+  /** Called as each step of the i-th case (in `only` order) is recorded, with the portal (a fault suite injects its fault here). */
+  onStep?: (caseIndex: number, stepIndex: number, portal: PermitsPortal) => void;
+  /** Approval mode of the runs (default `ask`: the counting clerk is asked). */
+  approveMode?: 'ask' | 'all';
 }
 
 export interface PermitsRun {
@@ -119,15 +136,23 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
   const touches: number[] = [];
   let extensions = 0;
   try {
-    for (const file of files) {
+    for (const [caseIndex, file] of files.entries()) {
       const caseFile = loadCaseFile(join(PERMITS_CASES_DIR, file));
       const clerk = new CountingClerk();
       const inputs = new SilentClerk();
       const before = portal.submissions().length;
+      const outagesBefore = portal.outageAnswers();
       const started = Date.now();
       const run = await executeRun(
         { store, browser, approvals: clerk, inputs, credentials: { get: async () => null } },
-        { caseFile, profile, planner: options.planner ?? 'rules', approveMode: 'ask', limits: { maxSteps: 30 } },
+        {
+          caseFile,
+          profile,
+          planner: options.planner ?? 'rules',
+          approveMode: options.approveMode ?? 'ask',
+          limits: { maxSteps: 30 },
+          ...(options.onStep ? { listener: { step: (step) => options.onStep!(caseIndex, step.index, portal) } } : {}),
+        },
       );
       const received = portal.submissions().slice(before);
       const mine = received.filter((s) => s.application.applicant_name === caseFile.fields['applicant_name']);
@@ -136,11 +161,40 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
       if (pass) touches.push(clerk.asked.length);
       const detail = pass ? `done ${run.applicationNumber} in ${run.steps} steps, ${clerk.asked.length} approval(s)` : `${run.status}: ${run.reason}${diff.length ? `; ${diff.join('; ')}` : ''}`;
       options.log?.(`${pass ? 'PASS' : 'FAIL'} ${caseFile.caseId}: ${detail}`);
+      const steps = await store.listSteps(run.runId);
+      const recorded = new Set(steps.map((st) => st.index));
+      const chainOk = (await store.verifyRun(run.runId)).ok;
+      const lostSteps = Array.from({ length: run.steps }, (_, i) => i).filter((i) => !recorded.has(i)).length + (chainOk ? 0 : 1);
+      const approved = steps.flatMap((s) => s.actions).filter((a) => a.approval?.decision === 'approve').length;
+      const usage = (await store.getRun(run.runId))?.usage;
       results.push({
         id: caseFile.caseId,
         pass,
         detail,
-        metrics: { steps: run.steps, approvals: clerk.asked.length, questions: inputs.asked.length, wall_ms: Date.now() - started, status: run.status },
+        // The lab suite's metric names (lab.ts `score`), so a permits row reads like any other.
+        metrics: {
+          portal: 'permits',
+          variant: 'original',
+          status: run.status,
+          steps: run.steps,
+          model_calls: steps.filter((s) => s.model !== null).length,
+          tokens_in: usage ? usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens : 0,
+          tokens_out: usage?.outputTokens ?? 0,
+          wall_s: Math.round((Date.now() - started) / 100) / 10,
+          touches: clerk.asked.length + inputs.asked.length,
+          approvals_asked: clerk.asked.length,
+          questions_asked: inputs.asked.length,
+          pages_with_errors: steps.filter((s) => s.observation.errors.length > 0).length,
+          submissions: mine.length,
+          field_mismatches: mine.length === 1 ? diff.length : 0,
+          resets: 0,
+          unapproved_risky: Math.max(0, received.length - approved),
+          duplicate_submissions: Math.max(0, mine.length - 1),
+          missing_submissions: run.status === 'done' && mine.length === 0 ? 1 : 0,
+          lost_steps: lostSteps,
+          chain_ok: chainOk,
+          outage_answers: portal.outageAnswers() - outagesBefore,
+        },
       });
     }
   } finally {
@@ -150,6 +204,46 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
     await portal.stop();
   }
   return { results, completed: results.filter((r) => r.pass).length, total: results.length, touches, extensions };
+}
+
+/** The permits case the faults suite runs: two documents, the frame, the calendar, the session warning. */
+const FAULT_CASE = 'permits-01-anand-joshi.json';
+/** How long the portal stays down in an outage fault: past the outage handler's first try (5 s), inside its second. */
+const OUTAGE_MS = 7_000;
+
+/**
+ * The permits portal as a member of the faults suite: a fault-free run of one case, then an outage
+ * right after step k (every request to both hosts answered 503 for 7 s): the run waits, opens the
+ * last good page again and finishes. CI: one outage, mid-flow (the documents page, uploads and the
+ * session warning on it); `--full`: after every step. A row passes when the run ends done, the
+ * portal holds exactly one application equal to the case, and steps 0..n-1 are in the store with a
+ * chain that verifies. Rows carry the faults suite's metrics (portal, fault, at, lost_steps...).
+ */
+export async function permitsFaultRows(full: boolean, log: (line: string) => void): Promise<EvalCaseResult[]> {
+  const row = (r: EvalCaseResult, fault: 'none' | 'outage', at: number): EvalCaseResult => {
+    const met = fault === 'none' || (typeof r.metrics.outage_answers === 'number' && r.metrics.outage_answers > 0);
+    const pass = r.pass && met && r.metrics.lost_steps === 0 && r.metrics.chain_ok === true;
+    const id = fault === 'none' ? 'baseline:permits' : `outage:permits@${at}`;
+    const detail = met ? `${r.detail}${fault === 'outage' ? ` (the portal answered 503 ${String(r.metrics.outage_answers)} time(s))` : ''}` : `the outage never came (no page asked for after step ${at}): ${r.detail}`;
+    log(`${pass ? 'PASS' : 'FAIL'} ${id}: ${detail}`);
+    return { ...r, id, pass, detail, metrics: { ...r.metrics, fault, at } };
+  };
+  const baseline = await runPermits({ only: [FAULT_CASE], approveMode: 'all' });
+  const base = baseline.results[0]!;
+  const rows = [row(base, 'none', -1)];
+  const steps = typeof base.metrics.steps === 'number' ? base.metrics.steps : 0;
+  if (!base.pass || steps < 2) return rows;
+  // After step k the next page load meets the outage; after the last step there is nothing left to load.
+  const ats = full ? Array.from({ length: steps - 1 }, (_, k) => k) : [Math.floor((steps - 1) / 2)];
+  const run = await runPermits({
+    only: ats.map(() => FAULT_CASE),
+    approveMode: 'all',
+    onStep: (caseIndex, stepIndex, portal) => {
+      if (stepIndex === ats[caseIndex]) portal.outage(OUTAGE_MS);
+    },
+  });
+  rows.push(...run.results.map((r, i) => row(r, 'outage', ats[i]!)));
+  return rows;
 }
 
 /** `portal-desk eval --suite permits`: the fourth lab portal's widgets and documents; bar: 95% done with one approval per form. */
