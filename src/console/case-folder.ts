@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { loadCaseFile } from '../agent/case/case-files';
 import { readConfigText } from '../agent/case/load-json';
@@ -75,4 +75,17 @@ export function loadCaseFromFolder(casesDir: string, file: string): CaseFile {
     throw new Error(`"${file}" is not a case file in the cases folder ${root}`);
   }
   return loadCaseFile(path);
+}
+
+/** A folder named relative to the cases folder ('' is the folder itself), as an absolute path; null when it is outside it or not a folder. */
+export function resolveInFolder(casesDir: string, folder: string): string | null {
+  const root = resolve(casesDir);
+  const path = resolve(root, folder);
+  const inside = relative(root, path);
+  if (inside.startsWith('..') || isAbsolute(inside)) return null;
+  try {
+    return statSync(path).isDirectory() ? path : null;
+  } catch {
+    return null;
+  }
 }

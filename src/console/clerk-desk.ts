@@ -10,7 +10,7 @@ interface Parked<Q, A> {
 }
 
 /** What a parked run is told when the console closes before the clerk answered: nothing was answered for them. */
-export class ConsoleClosedError extends PortalDeskError {
+class ConsoleClosedError extends PortalDeskError {
   constructor() {
     super('The console closed before the clerk answered; the run is left to resume');
   }

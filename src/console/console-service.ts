@@ -10,27 +10,36 @@ import { describeZodError } from '../agent/case/zod-message';
 import { AnthropicConfigError } from '../agent/decide/anthropic';
 import type { RunLimits } from '../agent/loop/limits';
 import { CaseFile } from '../shared/case-file';
-import { RESEND_CODE, type ApprovalGate, type ApprovalRequest } from '../shared/clerk';
+import { heldRequestLine, RESEND_CODE, type ApprovalGate, type ApprovalRequest, type InputSource } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
 import {
   ConsoleEvent,
   ConsoleMethods,
   type ConsoleMethod,
   type ConsoleResult,
+  type OfficeView,
+  type QueueView,
   type ReviewRow,
   type RunPhase,
   type RunView,
 } from '../shared/console-api';
-import { FINAL_STATUSES, type RunRecord } from '../shared/run';
+import { FINAL_STATUSES, ZERO_USAGE, type RunRecord } from '../shared/run';
+import { newRunId } from '../agent/loop/run-id';
+import { runBatch, type BatchEntry, type BatchRun } from '../service/batch';
+import { loadBatchEntries } from '../service/batch-entries';
+import type { CaseExecutor } from '../service/office-queue';
 import { bindDemo, type DemoPortals } from '../service/demo-portals';
 import { createPlanner } from '../service/planners';
-import { executeRun } from '../service/run-service';
+import type { RunServices } from '../service/run-service';
 import { routesFor } from '../service/learned-routes';
-import { openStore, type Store } from '../store';
+import { officeDatabaseUrl, openConfiguredStore, PgStore, type Store } from '../store';
 import { CredentialChain, openVault, type KeySource, type OpenedVault } from '../vault';
 import { readApproval } from './approval-detail';
-import { displayNameOf, listCaseFiles, loadCaseFromFolder } from './case-folder';
-import { ClerkDesk, ConsoleClosedError } from './clerk-desk';
+import { displayNameOf, listCaseFiles, loadCaseFromFolder, resolveInFolder } from './case-folder';
+import { CaseQueue, type QueueLookups } from './case-queue';
+import { ClientSlots } from './client-slots';
+import { OfficeDesk, OfficeDeskError } from './office-desk';
+import { ClerkDesk } from './clerk-desk';
 import { playClerkInput } from './take-over-input';
 import { listPortalProfiles, modelStatus } from './portal-settings';
 import { startScreencast, type Screencast } from './screencast';
@@ -61,6 +70,13 @@ export interface ConsoleServiceOptions {
   limits?: Partial<RunLimits>;
   /** Where "Export report" writes reports (0600). Default: `reports/` beside the store. */
   reportsDir?: string;
+  /**
+   * Runs each run's start (from before its browser context opens until its first page exists)
+   * inside the shell's own bookkeeping: the Electron shell offers the run's client and portal to
+   * the context about to open (RunBindings.starting). Every start goes through it: the clerk's,
+   * a queue's, the office queue's.
+   */
+  startGate?: <T>(run: { clientId: string; portalId: string; profile: PortalProfile }, start: () => Promise<T>) => Promise<T>;
 }
 
 type Params<M extends ConsoleMethod> = z.output<(typeof ConsoleMethods)[M]['params']>;
@@ -71,8 +87,16 @@ class ConsoleRequestError extends PortalDeskError {}
 
 interface LiveRun {
   runId: string;
+  /** Its client and portal (ClientSlots), held until the run is over. */
+  slot: string;
   screencast?: Screencast;
   finished: Promise<void>;
+  /** Resolves `finished`. */
+  settle: () => void;
+  /** The run as the console shows it until the store has it (its browser is starting). */
+  placeholder?: RunRecord;
+  /** Ends the shell's start gate (the run's page exists, or it could not start). */
+  endStart?: () => void;
   /** The run's portal page (take-over input, approval pictures). */
   page?: Page;
   caseFile: CaseFile;
@@ -98,9 +122,17 @@ const KEPT_FRAMES = 24;
 export class ConsoleService {
   private readonly listeners = new Set<(event: ConsoleEvent) => void>();
   private readonly live = new Map<string, LiveRun>();
-  /** client + portal → the run holding it ('' while it starts). */
-  private readonly busy = new Map<string, string>();
+  private readonly slots = new ClientSlots();
   private readonly frames = new Map<string, string>();
+  /** The day's queues started in this console, oldest first. */
+  private readonly queues = new Map<string, CaseQueue>();
+  /** The latest record of each run the console told about (a queue's entries read their state from it). */
+  private readonly records = new Map<string, RunRecord>();
+  /** Runs that could not start before the store had them: shown as failed for this session. */
+  private readonly unstarted = new Map<string, RunRecord>();
+  private readonly office: OfficeDesk | undefined;
+  private officePlanner: 'rules' | 'anthropic' = 'rules';
+  private readonly clerkName: string;
   private readonly desk: ClerkDesk;
   private readonly demo: DemoPortals | undefined;
   private readonly env: Record<string, string | undefined>;
@@ -117,12 +149,24 @@ export class ConsoleService {
     this.env = options.env ?? process.env;
     this.demo = options.demo;
     this.portalFolders = profileFolders(options.portalFolders ?? []);
-    this.desk = new ClerkDesk(options.clerkName ?? clerkNameFrom(this.env), (runId) => void this.emitRun(runId));
+    this.clerkName = options.clerkName ?? clerkNameFrom(this.env);
+    this.desk = new ClerkDesk(this.clerkName, (runId) => void this.emitRun(runId));
     this.handlers = this.makeHandlers();
+    const url = officeDatabaseUrl(this.env as NodeJS.ProcessEnv);
+    if (url && store instanceof PgStore) {
+      this.office = new OfficeDesk({
+        url,
+        store,
+        execute: (caseFile, resume, onStart) => this.runOfficeCase(caseFile, resume, onStart),
+        changed: (office) => this.emit({ type: 'office', office }),
+      });
+      this.office.start();
+    }
   }
 
+  /** Opens the console on this desk's store, or on the office's (PORTAL_DESK_DATABASE_URL): then it can join the office queue. */
   static async open(options: ConsoleServiceOptions): Promise<ConsoleService> {
-    const store = openStore(options.dbPath);
+    const store = await openConfiguredStore({ dbPath: options.dbPath, env: (options.env ?? process.env) as NodeJS.ProcessEnv });
     // Runs left live by a console or CLI that died become `interrupted` (resumable), never "running" forever.
     await store.markInterrupted();
     return new ConsoleService(options, store);
@@ -161,6 +205,7 @@ export class ConsoleService {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    this.office?.stopTaking();
     // Freeze first, then unwind: the parked questions fail, and what the loops write as they end is dropped.
     const live = [...this.live.values()];
     for (const run of live) run.frozen = true;
@@ -178,8 +223,10 @@ export class ConsoleService {
     // A run mid-action ends when its browser goes; whatever it writes as it ends is dropped.
     for (const browser of this.browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
     await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
+    // Office runs parked on a row wake and end; the desk's worker hands their cases back to the queue.
+    await this.office?.close();
     this.listeners.clear();
-    this.store.close();
+    await this.store.close();
   }
 
   // ---- Methods -------------------------------------------------------------------------------
@@ -188,7 +235,14 @@ export class ConsoleService {
     return {
       listCases: async () => listCaseFiles(this.options.casesDir, this.portalFolders),
       startRun: (p) => this.startRun(p),
-      listRuns: async (p) => Promise.all((await this.store.listRuns({ status: p.status, limit: 200 })).map((run) => this.viewOf(run))),
+      listRuns: async (p) => {
+        const stored = await this.store.listRuns({ status: p.status, limit: 200 });
+        const known = new Set(stored.map((r) => r.id));
+        const starting = [...[...this.live.values()].map((r) => r.placeholder), ...this.unstarted.values()].filter(
+          (r): r is RunRecord => !!r && !known.has(r.id) && (!p.status || r.status === p.status),
+        );
+        return Promise.all([...starting, ...stored].map((run) => this.viewOf(run)));
+      },
       getRun: async (p) => this.viewOf(await this.requireRun(p.runId)),
       listSteps: async (p) => {
         await this.requireRun(p.runId);
@@ -248,6 +302,28 @@ export class ConsoleService {
         const png = approval && pending && approval.step === pending.step ? approval.fullPagePng : null;
         return { pngBase64: png ? png.toString('base64') : null };
       },
+      startQueue: (p) => this.startQueue(p),
+      listQueues: async () => [...this.queues.values()].map((q) => q.view(this.lookups())),
+      officeStatus: async () => this.office?.view() ?? NO_OFFICE,
+      joinOffice: async (p) => {
+        const office = this.requireOffice();
+        this.officePlanner = p.planner;
+        try {
+          return await office.join(p.join, p.slots);
+        } catch (err) {
+          throw new ConsoleRequestError(`Could not join the office queue: ${errorText(err).split('\n')[0]}`);
+        }
+      },
+      answerOfficeWait: async (p) => {
+        const office = this.requireOffice();
+        try {
+          const answer = { ...(p.decision ? { decision: p.decision } : {}), ...(p.value !== undefined ? { value: p.value } : {}), ...(p.note ? { note: p.note } : {}) };
+          return { accepted: await office.answer(p.id, answer, this.clerkName) };
+        } catch (err) {
+          if (err instanceof OfficeDeskError) throw new ConsoleRequestError(err.message);
+          throw err;
+        }
+      },
     };
   }
 
@@ -269,26 +345,9 @@ export class ConsoleService {
     }
     const planner = stored.planner === 'anthropic' ? 'anthropic' : 'rules';
     const layout = stored.layout === 'original' || stored.layout === 'redesigned' ? stored.layout : undefined;
-    const slot = this.claimSlot(caseFile);
-    let handedOver = false;
-    try {
-      const started = await this.launch(caseFile, baseProfile, { file: '', planner, ...(layout ? { layout } : {}) }, slot, runId);
-      handedOver = true;
-      return started;
-    } finally {
-      if (!handedOver) this.busy.delete(slot);
-    }
-  }
-
-  /** One run per client and portal at a time: two would share the portal account and could submit twice. */
-  private claimSlot(caseFile: CaseFile): string {
-    const slot = `${caseFile.clientId}\u0000${caseFile.portal}`;
-    const holder = this.busy.get(slot);
-    if (holder !== undefined) {
-      throw new ConsoleRequestError(`A run for client ${caseFile.clientId} on ${caseFile.portal} is already in progress${holder ? ` (${holder})` : ''}; let it finish first`);
-    }
-    this.busy.set(slot, '');
-    return slot;
+    const live = this.claimAndRegister(caseFile, { runId, resumed: true, planner, layout });
+    this.runInBackground(live, caseFile, baseProfile, { planner, layout, resume: true });
+    return { runId };
   }
 
   private async startRun(p: Params<'startRun'>): Promise<{ runId: string }> {
@@ -303,118 +362,299 @@ export class ConsoleService {
       if (err instanceof ConfigFileError || err instanceof AnthropicConfigError) throw new ConsoleRequestError(err.message);
       throw err;
     }
-    const slot = this.claimSlot(caseFile);
-    let handedOver = false;
-    try {
-      const runId = await this.launch(caseFile, baseProfile, p, slot);
-      handedOver = true;
-      return runId;
-    } finally {
-      if (!handedOver) this.busy.delete(slot);
-    }
+    if (p.layout && !this.demo?.portalId(baseProfile)) throw new ConsoleRequestError('A layout applies to lab portals only');
+    // The run exists for the clerk at once (its Run screen shows the browser starting); the store has it a moment later.
+    const live = this.claimAndRegister(caseFile, { runId: newRunId(), resumed: false, planner: p.planner, layout: p.layout });
+    this.runInBackground(live, caseFile, baseProfile, { planner: p.planner, layout: p.layout, resume: false });
+    return { runId: live.runId };
   }
 
-  /** Starts the run and resolves with its id once it exists in the store; the run goes on after. */
-  private async launch(caseFile: CaseFile, baseProfile: PortalProfile, p: Params<'startRun'>, slot: string, resumeId?: string): Promise<{ runId: string }> {
-    const { profile, lab } = await bindDemo(this.demo, baseProfile);
-    if (!lab && p.layout) throw new ConsoleRequestError('A layout applies to lab portals only');
-    // Only a change of layout reconfigures: configure re-arms the lab's CAPTCHA, which the clerk may just have solved.
-    if (lab && p.layout && lab.variant(caseFile.clientId).layout !== p.layout) lab.configure(caseFile.clientId, { ...lab.variant(caseFile.clientId), layout: p.layout });
+  /** One run per client and portal at a time: a clerk's start is refused while another run holds the slot. */
+  private claimAndRegister(caseFile: CaseFile, run: { runId: string; resumed: boolean; planner: 'rules' | 'anthropic'; layout?: string }): LiveRun {
+    const slot = ClientSlots.keyOf(caseFile);
+    if (!this.slots.tryClaim(slot, run.runId)) {
+      const holder = this.slots.holder(slot);
+      throw new ConsoleRequestError(`A run for client ${caseFile.clientId} on ${caseFile.portal} is already in progress${holder ? ` (${holder})` : ''}; let it finish first`);
+    }
+    return this.register(caseFile, slot, run);
+  }
 
-    const { vault, loginStates } = await this.openedVault();
-    const browser = await this.browserFor(lab ? 'lab' : 'plain');
+  /** A run the console shows from now on, its browser starting; the slot is held already. */
+  private register(caseFile: CaseFile, slot: string, run: { runId: string; resumed: boolean; planner: 'rules' | 'anthropic'; layout?: string }): LiveRun {
+    let settle!: () => void;
+    const finished = new Promise<void>((r) => (settle = r));
+    const live: LiveRun = {
+      runId: run.runId,
+      slot,
+      finished,
+      settle,
+      caseFile,
+      profile: undefined as unknown as PortalProfile,
+      phase: 'starting_browser',
+      frozen: false,
+      ...(run.resumed ? {} : { placeholder: startingRecord(run.runId, caseFile, run.planner, run.layout) }),
+    };
+    this.slots.name(slot, run.runId);
+    this.live.set(run.runId, live);
+    void this.emitRun(run.runId);
+    return live;
+  }
 
-    return new Promise((resolveStart, rejectStart) => {
-      let runId: string | undefined;
-      let live: LiveRun | undefined;
-      let settled!: () => void;
-      const finished = new Promise<void>((r) => (settled = r));
-      const frozen = { get frozen() {
-        return live?.frozen ?? false;
-      } };
+  /** One case as a batch of one: the same machinery as a queue's, in the background. */
+  private runInBackground(live: LiveRun, caseFile: CaseFile, baseProfile: PortalProfile, run: { planner: 'rules' | 'anthropic'; layout?: 'original' | 'redesigned'; resume: boolean }): void {
+    void runBatch([{ source: caseFile.caseId, caseFile }], {
+      concurrency: 1,
+      services: this.sharedServices(),
+      prepare: () => this.prepareRun(live, caseFile, baseProfile, run),
+    });
+  }
 
-      const execution = executeRun(
-        {
-          store: this.frozenWhenClosed(frozen),
-          browser,
-          approvals: this.approvalsFor(),
-          inputs: this.desk,
-          takeOvers: this.desk,
+  /** What every console run shares; each run adds its own logins, store view and gates (prepareRun). */
+  private sharedServices(): Omit<RunServices, 'browser'> {
+    return {
+      store: this.store,
+      approvals: this.approvalsFor(),
+      inputs: this.desk,
+      takeOvers: this.desk,
+      credentials: { get: async (clientId, portalId) => (await this.openedVault()).vault.get(clientId, portalId) },
+      env: this.env,
+      demo: this.demo,
+      ...routesFor(this.store),
+    };
+  }
+
+  /**
+   * Everything one run needs, for the batch machinery to run it: the portal bound (a lab portal to
+   * the lab), the browser, the run's own wiring into the console (live view, phases, steps, the
+   * store frozen when the console closes) and what happens when it is over (release). A run that
+   * cannot start is shown failed with the reason.
+   */
+  private async prepareRun(
+    live: LiveRun,
+    caseFile: CaseFile,
+    baseProfile: PortalProfile,
+    run: { planner: 'rules' | 'anthropic'; layout?: 'original' | 'redesigned'; resume: boolean; gates?: { approvals: ApprovalGate; inputs: InputSource } },
+  ): Promise<BatchRun> {
+    const runId = live.runId;
+    try {
+      const { profile, lab } = await bindDemo(this.demo, baseProfile);
+      if (!lab && run.layout) throw new ConsoleRequestError('A layout applies to lab portals only');
+      // Only a change of layout reconfigures: configure re-arms the lab's CAPTCHA, which the clerk may just have solved.
+      if (lab && run.layout && lab.variant(caseFile.clientId).layout !== run.layout) lab.configure(caseFile.clientId, { ...lab.variant(caseFile.clientId), layout: run.layout });
+      live.profile = profile;
+      const { vault, loginStates } = await this.openedVault();
+      const browser = await this.browserFor(lab ? 'lab' : 'plain');
+      if (this.closing) throw new ConsoleRequestError('The console is shutting down');
+      live.phase = 'opening_portal';
+      void this.emitRun(runId);
+      const gate = this.options.startGate;
+      if (gate) {
+        // The shell offers this run's client and portal to the next context until the run's page exists.
+        await new Promise<void>((offered) => {
+          void gate({ clientId: caseFile.clientId, portalId: baseProfile.id, profile }, () => {
+            offered();
+            return new Promise<void>((ended) => (live.endStart = ended));
+          }).catch(() => undefined);
+        });
+      }
+      return {
+        browser,
+        services: {
+          store: this.frozenWhenClosed(live),
           credentials: new CredentialChain(lab && this.demo ? [vault, this.demo.credentials] : [vault]),
           loginStates,
-          env: this.env,
-          demo: this.demo,
-          ...routesFor(this.store),
+          ...(run.gates ?? {}),
         },
-        {
-          caseFile,
+        request: {
           profile,
-          planner: p.planner,
+          planner: run.planner,
           approveMode: 'ask',
-          layout: lab ? (p.layout ?? lab.variant(caseFile.clientId).layout) : undefined,
+          layout: lab ? (run.layout ?? lab.variant(caseFile.clientId).layout) : undefined,
           limits: this.options.limits,
-          ...(resumeId ? { runId: resumeId } : {}),
+          ...(run.resume ? { runId } : { newRunId: runId }),
           listener: {
             step: (step) => {
-              if (!runId || live?.frozen) return;
-              if (live) live.phase = 'reading_page';
+              if (live.frozen) return;
+              live.phase = 'reading_page';
               this.emit({ type: 'step', runId, step });
               void this.emitRun(runId);
             },
             status: (_status, reason) => {
-              if (live) live.phase = /^The portal is not answering/.test(reason ?? '') ? 'waiting_portal' : live.phase === 'waiting_portal' ? 'reading_page' : live.phase;
-              if (runId) void this.emitRun(runId);
+              live.phase = /^The portal is not answering/.test(reason ?? '') ? 'waiting_portal' : live.phase === 'waiting_portal' ? 'reading_page' : live.phase;
+              void this.emitRun(runId);
             },
           },
-          onStart: (id) => {
-            runId = id;
-            this.busy.set(slot, id);
-            live = { runId: id, finished, caseFile, profile, phase: 'opening_portal', frozen: false };
-            this.live.set(id, live);
-            void this.emitRun(id);
-            resolveStart({ runId: id });
+          onStart: () => {
+            live.endStart?.();
+            void this.emitRun(runId);
           },
           onPage: async (page) => {
-            const id = runId;
-            if (!id || !live) return;
             live.page = page;
             this.followPhases(live, page);
             try {
-              live.screencast = await startScreencast(page, (jpegBase64) => this.frame(id, jpegBase64));
+              live.screencast = await startScreencast(page, (jpegBase64) => this.frame(runId, jpegBase64));
             } catch {
               // No live view (the page closed at once); the step screenshots still come.
             }
           },
         },
-      );
+        release: () => this.release(live),
+      };
+    } catch (err) {
+      await this.release(live, err);
+      throw err;
+    }
+  }
 
-      execution
-        .catch(async (err: unknown) => {
-          // The console closed under a waiting run: it stays `interrupted`, as close() recorded it.
-          if (live?.frozen || err instanceof ConsoleClosedError) return;
-          if (!runId) {
-            rejectStart(new ConsoleRequestError(`The run could not start: ${errorText(err)}`));
-            await this.failOrphans(caseFile, errorText(err));
-            return;
-          }
-          // The loop records its own ending; an error outside it (the browser went away) is recorded here.
-          const run = await this.store.getRun(runId).catch(() => null);
-          if (run && !FINAL_STATUSES.includes(run.status)) {
-            await this.store.updateRun(runId, { status: 'failed', reason: `Run stopped by an error: ${errorText(err)}`, endedAt: new Date().toISOString() }).catch(() => undefined);
-          }
-        })
-        .finally(async () => {
-          this.busy.delete(slot);
-          if (runId) {
-            await live?.screencast?.stop();
-            this.desk.release(runId);
-            this.live.delete(runId);
-            this.trimFrames();
-            if (!this.closing) await this.emitRun(runId);
-          }
-          settled();
-        });
+  /** The run is over (or never started): its slot, its live view and its parked questions go; an ending it could not record is recorded. */
+  private async release(live: LiveRun, err?: unknown): Promise<void> {
+    live.endStart?.();
+    this.slots.release(live.slot);
+    await live.screencast?.stop();
+    this.desk.release(live.runId);
+    this.live.delete(live.runId);
+    this.trimFrames();
+    if (!live.frozen && !this.closing) {
+      const run = await this.store.getRun(live.runId).catch(() => null);
+      if (!run && live.placeholder) {
+        this.unstarted.set(live.runId, { ...live.placeholder, status: 'failed', reason: `The run could not start: ${errorText(err ?? 'it stopped before its browser was ready')}`, endedAt: new Date().toISOString() });
+      } else if (run && !FINAL_STATUSES.includes(run.status) && run.status !== 'interrupted') {
+        // It broke before it could say how (the browser went away before its first page).
+        await this.store.updateRun(run.id, { status: 'failed', reason: `The run could not start: ${errorText(err ?? 'it stopped before its first page')}`, endedAt: new Date().toISOString() }).catch(() => undefined);
+      }
+      await this.emitRun(live.runId);
+    }
+    live.settle();
+  }
+
+  // ---- The day's queue and the office ----------------------------------------------------------
+
+  /** Runs case files (or a folder's) as a queue through the batch machinery: at most `concurrency` at once, one per client and portal. */
+  private async startQueue(p: Params<'startQueue'>): Promise<QueueView> {
+    const entries: BatchEntry[] = p.folder !== undefined ? this.folderEntries(p.folder) : p.files!.map((file) => this.fileEntry(file));
+    if (entries.length === 0) throw new ConsoleRequestError(`No case files in "${p.folder ?? ''}"`);
+    const profiles = new Map<CaseFile, PortalProfile>();
+    const checked = entries.map((entry): BatchEntry => {
+      if ('problem' in entry) return entry;
+      try {
+        const profile = loadPortalProfile(entry.caseFile.portal, this.portalFolders);
+        profiles.set(entry.caseFile, profile);
+        return entry;
+      } catch (err) {
+        if (err instanceof ConfigFileError) return { source: entry.source, problem: `portal "${entry.caseFile.portal}": ${err.problem}` };
+        throw err;
+      }
     });
+    const first = [...profiles.values()][0];
+    try {
+      if (first) createPlanner(p.planner, first, {}, this.env);
+    } catch (err) {
+      if (err instanceof AnthropicConfigError) throw new ConsoleRequestError(err.message);
+      throw err;
+    }
+    const id = `queue-${this.queues.size + 1}-${Date.now().toString(36)}`;
+    const label = p.folder !== undefined ? `folder ${p.folder || '(all)'}` : `${checked.length} case file${checked.length === 1 ? '' : 's'}`;
+    const queue = new CaseQueue(id, label, p.concurrency, p.planner, checked);
+    this.queues.set(id, queue);
+    const sources = new Map<CaseFile, string>(checked.flatMap((e) => ('problem' in e ? [] : [[e.caseFile, e.source] as const])));
+    void runBatch(checked, {
+      concurrency: p.concurrency,
+      services: this.sharedServices(),
+      prepare: async (caseFile) => {
+        const slot = ClientSlots.keyOf(caseFile);
+        this.emitQueue(queue);
+        // A run of this client and portal started elsewhere in this console goes first.
+        await this.slots.claim(slot);
+        if (this.closing) {
+          this.slots.release(slot);
+          throw new ConsoleRequestError('The console closed before this case started');
+        }
+        const live = this.register(caseFile, slot, { runId: newRunId(), resumed: false, planner: p.planner });
+        queue.started(sources.get(caseFile) ?? '', live.runId);
+        this.emitQueue(queue);
+        return this.prepareRun(live, caseFile, profiles.get(caseFile)!, { planner: p.planner, resume: false });
+      },
+      listener: {
+        finished: (outcome) => {
+          queue.finished(outcome);
+          this.emitQueue(queue);
+        },
+      },
+    });
+    return queue.view(this.lookups());
+  }
+
+  private fileEntry(file: string): BatchEntry {
+    try {
+      return { source: file, caseFile: loadCaseFromFolder(this.options.casesDir, file) };
+    } catch (err) {
+      return { source: file, problem: err instanceof ConfigFileError ? err.problem : errorText(err) };
+    }
+  }
+
+  /** Every case file of a folder of the cases folder ('' is the cases folder itself), as `portal-desk batch DIR` reads it. */
+  private folderEntries(folder: string): BatchEntry[] {
+    const path = resolveInFolder(this.options.casesDir, folder);
+    if (!path) throw new ConsoleRequestError(`"${folder}" is not a folder in the cases folder`);
+    const prefix = folder.replace(/\/+$/, '');
+    return loadBatchEntries([path]).map((entry) => {
+      const source = `${prefix ? `${prefix}/` : ''}${entry.source.replace(/^.*[\\/]/, '')}`;
+      return 'problem' in entry ? { source, problem: entry.problem.replace(entry.source, source) } : { source, caseFile: entry.caseFile };
+    });
+  }
+
+  /** One case of the office queue, run in this console as a live run (the office worker holds the client's lock meanwhile). */
+  private async runOfficeCase(caseFile: CaseFile, resume: Parameters<CaseExecutor>[1], onStart: (runId: string) => void): ReturnType<CaseExecutor> {
+    const office = this.requireOffice();
+    const baseProfile = loadPortalProfile(caseFile.portal, this.portalFolders);
+    const slot = ClientSlots.keyOf(caseFile);
+    await this.slots.claim(slot);
+    if (this.closing) {
+      this.slots.release(slot);
+      throw new ConsoleRequestError('The console is closing; the case goes back to the office queue');
+    }
+    const live = this.register(caseFile, slot, { runId: resume?.runId ?? newRunId(), resumed: !!resume, planner: this.officePlanner });
+    const planner = this.officePlanner;
+    const gates = await office.gates();
+    const [outcome] = await runBatch([{ source: caseFile.caseId, caseFile }], {
+      concurrency: 1,
+      services: this.sharedServices(),
+      prepare: () => this.prepareRun(live, caseFile, baseProfile, { planner, resume: !!resume, gates }),
+      listener: { started: (_c, runId) => onStart(runId) },
+    });
+    if (!outcome || outcome.status === 'invalid' || outcome.status === 'error') throw new ConsoleRequestError(outcome?.reason ?? 'the run did not start');
+    return { runId: outcome.runId ?? live.runId, status: outcome.status, reason: outcome.reason, ...(outcome.applicationNumber ? { applicationNumber: outcome.applicationNumber } : {}) };
+  }
+
+  private requireOffice(): OfficeDesk {
+    if (!this.office) throw new ConsoleRequestError('No office database is configured: start the console with PORTAL_DESK_DATABASE_URL=postgres://… to join the office queue');
+    return this.office;
+  }
+
+  /** What a queue asks of the console about its entries' runs. */
+  private lookups(): QueueLookups {
+    return {
+      clerkWait: (runId) => this.clerkWait(runId),
+      slotHolder: (e) => this.slots.holder(ClientSlots.keyOf(e)),
+      record: (runId) => this.records.get(runId),
+    };
+  }
+
+  /** What the run waits for from a clerk, in one line; null when nothing. */
+  private clerkWait(runId: string): string | null {
+    const approval = this.desk.pendingApproval(runId);
+    if (approval) return `Approve or deny: ${approval.request ? heldRequestLine(approval.request) : (approval.element ?? approval.action?.type ?? 'an action')}`;
+    const input = this.desk.pendingInput(runId);
+    if (input) return input.kind === 'otp' ? 'Type the one-time code the client received' : input.question;
+    const takeOver = this.desk.pendingTakeOver(runId);
+    if (takeOver && takeOver.state !== 'asked') return takeOver.state === 'active' ? 'You have the portal: hand it back when you are done' : `Take over: the portal shows ${takeOver.detail}`;
+    const record = this.records.get(runId);
+    if (record && (record.status === 'awaiting_approval' || record.status === 'awaiting_input')) return record.reason ?? 'Waiting for a clerk';
+    return null;
+  }
+
+  private emitQueue(queue: CaseQueue): void {
+    this.emit({ type: 'queue', queue: queue.view(this.lookups()) });
   }
 
   // ---- Views and events ----------------------------------------------------------------------
@@ -483,16 +723,25 @@ export class ConsoleService {
     });
   }
 
+  /** The run as the store has it, or as the console shows it while its browser starts (or after it could not start). */
+  private async recordOf(runId: string): Promise<RunRecord | null> {
+    const stored = await this.store.getRun(runId);
+    return stored ?? this.live.get(runId)?.placeholder ?? this.unstarted.get(runId) ?? null;
+  }
+
   private async requireRun(runId: string): Promise<RunRecord> {
-    const run = await this.store.getRun(runId);
+    const run = await this.recordOf(runId);
     if (!run) throw new ConsoleRequestError(`No run "${runId}" in this console's store`);
     return run;
   }
 
   private async emitRun(runId: string): Promise<void> {
     if (this.closing) return;
-    const run = await this.store.getRun(runId).catch(() => null);
-    if (run) this.emit({ type: 'run', view: await this.viewOf(run) });
+    const run = await this.recordOf(runId).catch(() => null);
+    if (!run) return;
+    this.records.set(runId, run);
+    this.emit({ type: 'run', view: await this.viewOf(run) });
+    for (const queue of this.queues.values()) if (queue.holds(runId)) this.emitQueue(queue);
   }
 
   private frame(runId: string, jpegBase64: string): void {
@@ -553,18 +802,29 @@ export class ConsoleService {
     }
     return secrets;
   }
+}
 
-  /** A run that failed before it handed over its id is left `running` in the store: close it honestly. */
-  private async failOrphans(caseFile: CaseFile, reason: string): Promise<void> {
-    const running = await this.store.listRuns({ status: 'running', limit: 50 }).catch(() => [] as RunRecord[]);
-    for (const run of running) {
-      if (run.caseId !== caseFile.caseId || this.live.has(run.id) || run.stepCount > 0) continue;
-      await this.store
-        .updateRun(run.id, { status: 'failed', reason: `The run could not start: ${reason}`, endedAt: new Date().toISOString() })
-        .catch(() => undefined);
-      await this.emitRun(run.id);
-    }
-  }
+/** The office panel when no office database is configured. */
+const NO_OFFICE: OfficeView = { configured: false, joined: false, slots: 0, queued: 0, active: 0, waits: [] };
+
+/** A new run as the console shows it while its browser starts: the store has no record of it yet. */
+function startingRecord(runId: string, caseFile: CaseFile, planner: 'rules' | 'anthropic', layout: string | undefined): RunRecord {
+  return {
+    id: runId,
+    caseId: caseFile.caseId,
+    clientId: caseFile.clientId,
+    portal: caseFile.portal,
+    task: caseFile.task,
+    planner,
+    approveMode: 'ask',
+    status: 'queued',
+    reason: 'Starting',
+    caseJson: JSON.stringify({ caseFile, planner, layout }),
+    ...(layout ? { layout } : {}),
+    startedAt: new Date().toISOString(),
+    stepCount: 0,
+    usage: ZERO_USAGE,
+  };
 }
 
 const displayNames = new Map<string, string>();

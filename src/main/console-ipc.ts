@@ -16,8 +16,6 @@ interface ConsoleIpcOptions {
   /** The console window's webContents (undefined once it is closed). */
   consoleContents: () => WebContents | undefined;
   origin: ConsoleOrigin;
-  /** Wraps `startRun` (the shell learns which client and portal the run's view belongs to). */
-  startRun: (params: unknown) => Promise<unknown>;
   report: Report;
 }
 
@@ -48,7 +46,7 @@ export function wireConsoleIpc(options: ConsoleIpcOptions): () => void {
     }
     if (!isConsoleMethod(method)) return { ok: false, error: `Unknown console method "${String(method).slice(0, 60)}"` };
     try {
-      const result = method === 'startRun' ? await options.startRun(params) : await service.handle(method, params);
+      const result = await service.handle(method, params);
       return { ok: true, result };
     } catch (err) {
       return { ok: false, error: errorMessage(err) };

@@ -11,7 +11,6 @@ import { type ConsoleOrigin } from './console-policy';
 import { createConsoleWindow, preloadPath, registerConsoleScheme, rendererDir, serveConsoleFiles } from './console-window';
 import { PortalViews, viewBrowser } from './portal-views';
 import { SessionEgress } from './session-egress';
-import { runBindingFor } from './run-start';
 import { RunBindings } from './run-bindings';
 import { safeStorageSealer } from './safe-storage-sealer';
 import { ContentsRegistry, hardenConsoleSession, hardenContents } from './session-hardening';
@@ -125,6 +124,8 @@ export function startShell({ demo }: ShellOptions = {}): void {
       ...(demo ? { demo } : {}),
       portalFolders,
       ...(keySource ? { keySource } : {}),
+      // Every run's start (the clerk's, a queue's, the office queue's) offers its client and portal to the context it opens.
+      startGate: (run, start) => bindings.starting({ clientId: run.clientId, portalId: run.portalId, policy: run.profile }, start),
     });
     service = opened;
     // IPC is ready before the window loads, so the console's first calls find their handler.
@@ -132,7 +133,6 @@ export function startShell({ demo }: ShellOptions = {}): void {
       service: opened,
       consoleContents: () => (window && !window.isDestroyed() ? window.webContents : undefined),
       origin,
-      startRun: async (params) => bindings.starting(await runBindingFor(params, { casesDir, portalFolders, demo }), () => opened.handle('startRun', params)),
       report,
     });
 

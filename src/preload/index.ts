@@ -33,6 +33,11 @@ const METHODS = {
   resumeRun: true,
   approvalPicture: true,
   resendCode: true,
+  startQueue: true,
+  listQueues: true,
+  officeStatus: true,
+  joinOffice: true,
+  answerOfficeWait: true,
 } as const satisfies Record<ConsoleMethod, true>;
 
 type IpcAnswer = { ok: true; result: unknown } | { ok: false; error: string };

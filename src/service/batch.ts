@@ -34,11 +34,15 @@ interface BatchListener {
 }
 
 /** What one case's run needs beyond the case file and the shared services. */
-interface BatchRun {
+export interface BatchRun {
   /** The browser its context opens in (lab portals need one that resolves the lab's host names). */
   browser: Browser;
-  /** Its portal profile (bound to the lab for lab portals), planner, approve mode, limits. */
-  request: Omit<RunRequest, 'caseFile' | 'listener' | 'onStart' | 'runId'>;
+  /** Its portal profile (bound to the lab for lab portals), planner, approve mode, limits; its own `onStart` and `listener` are told as well as the batch's. */
+  request: Omit<RunRequest, 'caseFile'>;
+  /** Services of this run only (its logins, its clerk's gates), over the plan's shared ones. */
+  services?: Partial<Omit<RunServices, 'browser'>>;
+  /** Called once the run is over, whatever its outcome, before the next entry of its client may start. */
+  release?(): void | Promise<void>;
 }
 
 interface BatchPlan {
@@ -122,17 +126,27 @@ async function runOne(entry: Runnable, plan: BatchPlan): Promise<BatchOutcome> {
     return { ...base, status: 'invalid', reason: errorText(err), steps: 0, approvals: 0, wallMs: 0 };
   }
   let runId: string | undefined;
+  const services = { ...plan.services, ...prepared.services, browser: prepared.browser };
+  const own = prepared.request;
   try {
-    const finished = await executeRun({ ...plan.services, browser: prepared.browser }, {
-      ...prepared.request,
+    const finished = await executeRun(services, {
+      ...own,
       caseFile,
       onStart: (id) => {
         runId = id;
+        own.onStart?.(id);
         plan.listener?.started?.(caseFile, id);
       },
       listener: {
-        step: (step) => plan.listener?.step?.(caseFile, step),
-        status: (status, reason) => plan.listener?.status?.(caseFile, status, reason),
+        ...own.listener,
+        step: (step) => {
+          own.listener?.step?.(step);
+          plan.listener?.step?.(caseFile, step);
+        },
+        status: (status, reason) => {
+          own.listener?.status?.(status, reason);
+          plan.listener?.status?.(caseFile, status, reason);
+        },
       },
     });
     return {
@@ -149,13 +163,15 @@ async function runOne(entry: Runnable, plan: BatchPlan): Promise<BatchOutcome> {
     // The loop records its own ending; an error outside it (the browser went away) is recorded here.
     const reason = `Run stopped by an error: ${errorText(err)}`;
     const wallMs = Date.now() - started;
-    const run = runId ? await plan.services.store.getRun(runId).catch(() => null) : null;
+    const run = runId ? await services.store.getRun(runId).catch(() => null) : null;
     if (run && FINAL_STATUSES.includes(run.status)) {
       // The run had ended (and said how) before the error: the store's word stands.
       return { ...base, status: run.status, reason: run.reason ?? reason, runId, applicationNumber: run.applicationNumber, steps: run.stepCount, approvals: 0, wallMs };
     }
-    if (runId) await plan.services.store.updateRun(runId, { status: 'failed', reason, endedAt: new Date().toISOString() }).catch(() => undefined);
+    if (runId) await services.store.updateRun(runId, { status: 'failed', reason, endedAt: new Date().toISOString() }).catch(() => undefined);
     return { ...base, status: 'error', reason, runId, steps: run?.stepCount ?? 0, approvals: 0, wallMs };
+  } finally {
+    await Promise.resolve(prepared.release?.()).catch(() => undefined);
   }
 }
 

@@ -34,7 +34,7 @@ export async function executeReadRun(services: RunServices, request: RunRequest)
     firstStep = existing.stepCount;
     await store.updateRun(runId, { status: 'running', reason: `Resumed at step ${firstStep}` });
   } else {
-    runId = newRunId();
+    runId = request.newRunId ?? newRunId();
     await store.createRun({
       id: runId,
       caseId: caseFile.caseId,

@@ -53,6 +53,8 @@ export interface RunRequest {
   listener?: RunListener;
   /** Given: continue this run (resume); otherwise a new run id is minted. */
   runId?: string;
+  /** A new run's id minted by the caller (the console shows the run under it before its browser is up); ignored with `runId`. */
+  newRunId?: string;
   /** Called with the run id as soon as the run exists in the store (before the first step). */
   onStart?: (runId: string) => void;
   /** A planner object in place of `planner`'s kind (an eval suite's own model, such as a compromised one). */
@@ -93,7 +95,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     clerkValues = (JSON.parse(existing.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {};
     await store.updateRun(runId, { status: 'running', reason: `Resumed at step ${firstStep}` });
   } else {
-    runId = newRunId();
+    runId = request.newRunId ?? newRunId();
     await store.createRun(newRunRecord(runId, request, planner.id));
   }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApprovalRequest, InputRequest, TakeOverRequest } from './clerk';
+import { ApprovalRequest, InputKind, InputRequest, TakeOverRequest } from './clerk';
 import { RunRecord, RunStatus, StepRecord } from './run';
 
 /**
@@ -154,6 +154,79 @@ export const ClerkInputEvent = z.discriminatedUnion('type', [
 ]);
 export type ClerkInputEvent = z.infer<typeof ClerkInputEvent>;
 
+/**
+ * One case of a queue the clerk started: `waiting` (not started: its turn has not come, or another
+ * run of its client and portal is in progress), `running`, `waiting_clerk` (its run waits for an
+ * approval, a code, an answer or a take-over), `done`, `not_done` (failed, blocked, interrupted, or
+ * refused before it ran: `reason` says why).
+ */
+const QueueEntryState = z.enum(['waiting', 'running', 'waiting_clerk', 'done', 'not_done']);
+
+
+export const QueueEntry = z.object({
+  /** The case file, relative to the cases folder. */
+  file: z.string(),
+  caseId: z.string(),
+  clientId: z.string(),
+  portal: z.string(),
+  displayName: z.string().optional(),
+  state: QueueEntryState,
+  /** One line on where it is (why it waits, what its run waits for, how it ended). */
+  reason: z.string(),
+  runId: z.string().optional(),
+});
+export type QueueEntry = z.infer<typeof QueueEntry>;
+
+/** A day's queue: case files run as a batch, at most `concurrency` at once, one run per client and portal at a time. */
+export const QueueView = z.object({
+  id: z.string(),
+  /** What the clerk chose: a folder, or how many case files. */
+  label: z.string(),
+  concurrency: z.number().int().positive(),
+  planner: z.enum(['rules', 'anthropic']),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  entries: z.array(QueueEntry),
+});
+export type QueueView = z.infer<typeof QueueView>;
+
+/** One human wait of the office (a row any desk's console answers; the first answer wins). */
+export const OfficeWaitView = z.object({
+  id: z.string(),
+  kind: z.union([z.literal('approval'), InputKind]),
+  runId: z.string(),
+  step: z.number().int(),
+  /** The desk whose run waits (it holds the browser). */
+  deskId: z.string(),
+  /** True when the run waiting is this console's own. */
+  thisDesk: z.boolean(),
+  /** What is asked, in one line (an approval: the action or the held request; an input: the question). */
+  question: z.string(),
+  /** Why the guard asks, for approvals. */
+  reason: z.string().optional(),
+  /** A code or a security answer: typed, never shown, wiped from the office database once read. */
+  secret: z.boolean(),
+  createdAt: z.string(),
+});
+export type OfficeWaitView = z.infer<typeof OfficeWaitView>;
+
+/** The office (PORTAL_DESK_DATABASE_URL): whether this console has joined its queue, and what waits for a clerk. */
+export const OfficeView = z.object({
+  /** An office database is configured for this console. */
+  configured: z.boolean(),
+  /** This console takes cases from the office queue. */
+  joined: z.boolean(),
+  deskId: z.string().optional(),
+  slots: z.number().int().nonnegative(),
+  /** Cases on the office queue: waiting to be taken, and running at some desk. */
+  queued: z.number().int().nonnegative(),
+  active: z.number().int().nonnegative(),
+  waits: z.array(OfficeWaitView),
+  /** The last thing that went wrong talking to the office database, for the panel. */
+  problem: z.string().optional(),
+});
+export type OfficeView = z.infer<typeof OfficeView>;
+
 /** Requests from the UI, each with its response schema. */
 export const ConsoleMethods = {
   listCases: { params: z.object({}), result: z.array(CaseSummary) },
@@ -199,6 +272,28 @@ export const ConsoleMethods = {
   resendCode: { params: z.object({ runId: z.string() }), result: z.object({ accepted: z.boolean() }) },
   /** The full-page picture taken when the run's pending approval was asked. */
   approvalPicture: { params: z.object({ runId: z.string() }), result: z.object({ pngBase64: z.string().nullable() }) },
+  /** Runs case files (or every case file of a folder) as a queue, at most `concurrency` at once, one run per client and portal at a time. */
+  startQueue: {
+    params: z
+      .object({
+        files: z.array(z.string().min(1)).min(1).max(200).optional(),
+        folder: z.string().optional(),
+        concurrency: z.number().int().min(1).max(6).default(2),
+        planner: z.enum(['rules', 'anthropic']).default('rules'),
+      })
+      .refine((p) => (p.files === undefined) !== (p.folder === undefined), { message: 'name either files or a folder' }),
+    result: QueueView,
+  },
+  listQueues: { params: z.object({}), result: z.array(QueueView) },
+  /** The office queue and its waits (configured: false when no office database is set). */
+  officeStatus: { params: z.object({}), result: OfficeView },
+  /** This console joins the office queue (takes cases as "portal-desk worker" does) or leaves it (running cases finish first). */
+  joinOffice: { params: z.object({ join: z.boolean(), slots: z.number().int().min(1).max(4).default(1), planner: z.enum(['rules', 'anthropic']).default('rules') }), result: OfficeView },
+  /** Answers an office wait: an approval's decision, or a typed value (null declines). The first answer wins. */
+  answerOfficeWait: {
+    params: z.object({ id: z.string().regex(/^\d+$/), decision: z.enum(['approve', 'deny']).optional(), value: z.string().max(500).nullable().optional(), note: z.string().max(500).optional() }),
+    result: z.object({ accepted: z.boolean() }),
+  },
 } as const;
 
 export type ConsoleMethod = keyof typeof ConsoleMethods;
@@ -215,6 +310,8 @@ export const ConsoleEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run'), view: RunView }),
   z.object({ type: z.literal('step'), runId: z.string(), step: StepRecord }),
   z.object({ type: z.literal('frame'), runId: z.string(), jpegBase64: z.string() }),
+  z.object({ type: z.literal('queue'), queue: QueueView }),
+  z.object({ type: z.literal('office'), office: OfficeView }),
 ]);
 export type ConsoleEvent = z.infer<typeof ConsoleEvent>;
 
