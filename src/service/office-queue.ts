@@ -50,6 +50,8 @@ export interface OfficeQueueOptions {
   retryLimit?: number;
   /** Seconds before a failed-back job may be taken again (default 2). */
   retryDelaySeconds?: number;
+  /** With `supervise`, how often the monthly schedules are checked (pg-boss's cron monitor; default 30, at most 45). */
+  scheduleCheckSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -90,7 +92,15 @@ export class OfficeQueue {
   /** Connects to the office database, installs or upgrades pg-boss's schema and the case queue. */
   static async open(url: string, options: OfficeQueueOptions = {}): Promise<OfficeQueue> {
     const supervise = options.supervise ?? false;
-    const boss = new PgBoss({ connectionString: url, schema: 'pgboss', supervise, schedule: supervise, max: 4, application_name: 'portal-desk' });
+    const boss = new PgBoss({
+      connectionString: url,
+      schema: 'pgboss',
+      supervise,
+      schedule: supervise,
+      max: 4,
+      application_name: 'portal-desk',
+      ...(options.scheduleCheckSeconds ? { cronMonitorIntervalSeconds: options.scheduleCheckSeconds, cronWorkerIntervalSeconds: options.scheduleCheckSeconds } : {}),
+    });
     boss.on('error', (err: Error) => options.log?.(`queue: ${err.message}`));
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     pool.on('error', () => undefined);
