@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { RunRecord } from '../shared/run';
 import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, RunExportFormatError, type RunExport } from '../store';
@@ -63,19 +61,4 @@ export function readRunExportFile(path: string): RunExport {
 /** The export as the file `replay --export-json` writes (final secret scan included). */
 export function runExportText(exp: RunExport, options: SecretGuardOptions = {}): string {
   return finalScan(`${JSON.stringify(exp, null, 1)}\n`, options, 'the run export');
-}
-
-/**
- * Writes a file owner-only (reports hold client details) and atomically: a reader never sees half
- * a report, and a failure leaves any earlier file at that path as it was.
- */
-export function writeOwnerOnly(path: string, text: string | Uint8Array): void {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
-    renameSync(temp, path);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
-  }
 }

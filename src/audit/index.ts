@@ -1,6 +1,7 @@
 /** Audit trail and replay: the public surface for the console and the CLI. */
 export { describeAction } from './describe-action';
-export { readRunExportFile, runExportText, writeOwnerOnly } from './export-file';
+export { writeOwnerOnly } from '../base/owner-only-file';
+export { readRunExportFile, runExportText } from './export-file';
 export { html } from './html';
 export { evidenceFromExport, loadReplay, loadRunEvidence, RunNotFoundError, type RunEvidence } from './load-replay';
 export * from './replay';

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../store';
-import { writeOwnerOnly } from './export-file';
+import { writeOwnerOnly } from '../base/owner-only-file';
 import { loadRunEvidence, type ReplayOptions } from './load-replay';
 import type { Replay } from './replay';
 import { renderReportHtml, reportFileName } from './report-html';
