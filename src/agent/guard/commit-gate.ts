@@ -4,7 +4,7 @@ import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from '../../shared/allowed-hosts';
 import { sameEndpoint } from '../../shared/endpoint';
 import { classifyRequest, READ_METHODS, type PageState, type RequestClass } from './request-class';
-import { carriedValues } from './request-values';
+import { carriedValues, type CarriedFile } from './request-values';
 
 /**
  * The commit gate: the safety promise held below the page. Every request of a run's context
@@ -67,7 +67,7 @@ interface GateJudge {
   /** Asks the clerk about one held request. */
   approve(held: HeldRequest, step: number | null): Promise<GateDecision>;
   /** Where a value came from: a case field, a clerk answer, or not from the case. */
-  origin(value: string): { origin: CarriedValueOrigin; field?: string };
+  origin(value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string };
   /**
    * Called before an approved submission leaves: answers whether it may (no earlier submission
    * that may have gone through, the progress record written first).
@@ -80,6 +80,8 @@ interface AdmitRequest {
   url: string;
   postData: string | null;
   contentType?: string;
+  /** The body's bytes, for a multipart form: its files are named on the card with the sha256 of what would leave. */
+  postBytes?: Uint8Array;
 }
 
 type Admission = { ok: true } | { ok: false; reason: string };
@@ -228,7 +230,7 @@ export class CommitGate {
         rule: judged.rule,
         reason: judged.reason,
         cause: causeLine(cause),
-        values: carriedValues(url, request.postData, request.contentType).map((v) => ({ ...v, ...judge.origin(v.value) })),
+        values: carriedValues(url, request.postData, request.contentType, request.postBytes).map(({ file, ...v }) => ({ ...v, ...judge.origin(v.value, file) })),
       };
       try {
         decision = await judge.approve(held, step);

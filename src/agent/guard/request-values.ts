@@ -1,7 +1,18 @@
+import { createHash } from 'node:crypto';
+
+/** A file a multipart form carries: the name it is sent under, and (when the body's bytes were given) its size and sha256. */
+export interface CarriedFile {
+  file: string;
+  bytes?: number;
+  sha256?: string;
+}
+
 /** The name/value pairs a request carries: its query, and a form or JSON body. */
 interface CarriedValue {
   name: string;
   value: string;
+  /** Set for a file part: the value then reads `pan.pdf, sha256 …, 1234 bytes`. */
+  file?: CarriedFile;
 }
 
 const MAX_VALUES = 200;
@@ -9,27 +20,42 @@ const MAX_VALUE = 500;
 
 /**
  * What a request would send, as the clerk should see it on the approval card: the query's
- * pairs, then the body's (url-encoded forms, multipart forms without their files, flat JSON).
- * Bounded in count and length; a body of another kind is one pair named `(body)`.
+ * pairs, then the body's (url-encoded forms, multipart forms, flat JSON). A file in a multipart
+ * form is named with the file name it is sent under and, when the body's bytes are given
+ * (`postBytes`, binary-safe), the size and sha256 of the bytes that would leave, so the card can
+ * say which case document it is. Bounded in count and length; a body of another kind is one pair
+ * named `(body)`.
  */
-export function carriedValues(url: string, postData: string | null, contentType: string | undefined): CarriedValue[] {
+export function carriedValues(url: string, postData: string | null, contentType: string | undefined, postBytes?: Uint8Array): CarriedValue[] {
   const values: CarriedValue[] = [];
-  const push = (name: string, value: string): void => {
-    if (values.length < MAX_VALUES) values.push({ name: name.slice(0, 120), value: value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE - 1)}…` : value });
+  const push = (name: string, value: string, file?: CarriedFile): void => {
+    if (values.length < MAX_VALUES) values.push({ name: name.slice(0, 120), value: value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE - 1)}…` : value, ...(file ? { file } : {}) });
   };
   try {
     for (const [name, value] of new URL(url).searchParams) push(name, value);
   } catch {
     // An address that does not parse carries nothing to show.
   }
-  if (!postData) return values;
+  if (!postData && !postBytes) return values;
   const type = (contentType ?? '').toLowerCase();
   if (type.includes('multipart/form-data')) {
-    for (const part of postData.split(/\r?\n--/)) {
+    if (postBytes) {
+      for (const part of multipartParts(Buffer.from(postBytes.buffer, postBytes.byteOffset, postBytes.byteLength), contentType ?? '')) {
+        if (part.filename === undefined) {
+          push(part.name, part.bytes.toString('utf8'));
+          continue;
+        }
+        const file = { file: part.filename, bytes: part.bytes.length, sha256: createHash('sha256').update(part.bytes).digest('hex') };
+        push(part.name, fileLine(file), file);
+      }
+      return values;
+    }
+    for (const part of (postData ?? '').split(/\r?\n--/)) {
       const name = /content-disposition:[^\n]*\bname="([^"]*)"/i.exec(part)?.[1];
       if (name === undefined) continue;
-      if (/\bfilename="/i.test(part)) {
-        push(name, '(a file)');
+      const filename = /\bfilename="([^"]*)"/i.exec(part)?.[1];
+      if (filename !== undefined) {
+        push(name, fileLine({ file: filename }), { file: filename });
         continue;
       }
       const body = part.split(/\r?\n\r?\n/).slice(1).join('\n\n').replace(/\r?\n$/, '');
@@ -37,6 +63,7 @@ export function carriedValues(url: string, postData: string | null, contentType:
     }
     return values;
   }
+  if (!postData) return values;
   if (type.includes('json')) {
     try {
       const parsed: unknown = JSON.parse(postData);
@@ -56,4 +83,33 @@ export function carriedValues(url: string, postData: string | null, contentType:
   }
   push('(body)', postData);
   return values;
+}
+
+/** How a file part reads on the card: `pan.pdf, 1,234 bytes, sha256 3f2a…` (the whole hash: the clerk can compare it with the step log). */
+function fileLine(file: CarriedFile): string {
+  const name = file.file === '' ? '(a file with no name)' : file.file;
+  return file.sha256 === undefined ? `${name} (a file; its bytes were not readable here)` : `${name}, ${file.bytes ?? 0} bytes, sha256 ${file.sha256}`;
+}
+
+/** The parts of a multipart/form-data body, read from its bytes (file contents stay byte-exact). */
+function multipartParts(body: Buffer, contentType: string): { name: string; filename?: string; bytes: Buffer }[] {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!boundary) return [];
+  const marker = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const parts: { name: string; filename?: string; bytes: Buffer }[] = [];
+  let at = body.indexOf(marker);
+  while (at >= 0 && parts.length < MAX_VALUES) {
+    const next = body.indexOf(marker, at + marker.length);
+    if (next < 0) break;
+    const chunk = body.subarray(at + marker.length + 2, Math.max(at + marker.length + 2, next - 2));
+    const split = chunk.indexOf('\r\n\r\n');
+    if (split >= 0) {
+      const head = chunk.subarray(0, split).toString('utf8');
+      const name = /\bname="([^"]*)"/i.exec(head)?.[1];
+      const filename = /\bfilename="([^"]*)"/i.exec(head)?.[1];
+      if (name !== undefined) parts.push({ name, ...(filename !== undefined ? { filename } : {}), bytes: chunk.subarray(split + 4) });
+    }
+    at = next;
+  }
+  return parts;
 }

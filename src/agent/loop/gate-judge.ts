@@ -1,6 +1,8 @@
 import { heldRequestLine, type ApprovalDecision, type CarriedValueOrigin, type HeldRequest } from '../../shared/clerk';
 import { commitGateRule } from '../../shared/verdict';
+import { readCaseDocument } from '../case/documents';
 import type { GateRecord } from '../guard/commit-gate';
+import type { CarriedFile } from '../guard/request-values';
 import { gateRequest, takePicture } from '../observe/step-evidence';
 import type { RunContext } from './run-context';
 import type { RunState } from './run-state';
@@ -15,7 +17,7 @@ export function judgeGate(run: RunContext): void {
   const gate = run.o.gate;
   gate.setJudge({
     approve: (held, step) => approveRequest(run, held, step),
-    origin: (value) => originOf(run, value),
+    origin: (value, file) => (file ? documentOf(run, file) : originOf(run, value)),
     beforeSubmission: () => beforeSubmission(run),
   });
   gate.onRecord((record) => onRecord(run, record));
@@ -66,6 +68,20 @@ function originOf(run: RunContext, value: string): { origin: CarriedValueOrigin;
     if (v !== null && v !== undefined && String(v) === value) return { origin: 'case', field };
   }
   for (const [field, v] of Object.entries(run.state.clerkValues)) if (v === value) return { origin: 'clerk', field };
+  return { origin: 'not_from_case' };
+}
+
+/**
+ * Which case document a file the request carries is: the one whose bytes hash to what would leave
+ * (the same sha256 the upload step recorded). A file that is none of them, or whose bytes could
+ * not be read, is not from the case.
+ */
+function documentOf(run: RunContext, file: CarriedFile): { origin: CarriedValueOrigin; field?: string } {
+  if (!file.sha256) return { origin: 'not_from_case' };
+  for (const name of Object.keys(run.o.caseFile.documents ?? {})) {
+    const read = readCaseDocument(run.o.caseFile, name);
+    if (read.ok && read.document.sha256 === file.sha256) return { origin: 'case', field: `document ${name}` };
+  }
   return { origin: 'not_from_case' };
 }
 

@@ -56,7 +56,10 @@ export async function installNetworkLock(
       if (!page || !options.isWorkPage(page)) refusal = 'it was to open in a pop-up window, and Portal Desk works in one window only';
     }
     if (!refusal && options.gate) {
-      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType: request.headers()['content-type'] });
+      const contentType = request.headers()['content-type'];
+      // A multipart form's bytes too: its files are hashed for the approval card (the text form is UTF-8 decoded, lossy for binary files).
+      const postBytes = contentType?.toLowerCase().includes('multipart/form-data') ? (request.postDataBuffer() ?? undefined) : undefined;
+      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, ...(postBytes ? { postBytes } : {}) });
       if (!admission.ok) {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
