@@ -1,14 +1,13 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
 import { createObserver } from '../agent/observe/observer';
-import { receiptExtension } from '../agent/portal/receipt';
-import { ReadOnlyTask, type ReadExtractor, type ReadReceiptKeeper, type ReadTaskResult } from '../agent/read/read-task';
+import { ReadOnlyTask, type ReadExtractor, type ReadTaskResult } from '../agent/read/read-task';
 import { taskKindOf } from '../shared/case-file';
 import { FINAL_STATUSES } from '../shared/run';
 import { openClientContext } from './client-context';
+import { receiptFolder } from './receipt-folder';
 import type { RunRequest, RunServices } from './run-service';
 
 /**
@@ -91,17 +90,4 @@ export async function executeReadRun(services: RunServices, request: RunRequest)
   } finally {
     await context.close().catch(() => undefined);
   }
-}
-
-/** Receipts next to the database in `receipts/`, named by their sha256, as a form run keeps them. */
-function receiptFolder(folder: string): ReadReceiptKeeper {
-  return {
-    async keep(receipt) {
-      const dir = join(folder, 'receipts');
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const name = `${receipt.sha256}.${receiptExtension(receipt.contentType)}`;
-      writeFileSync(join(dir, name), receipt.bytes, { mode: 0o600 });
-      return join(dir, name);
-    },
-  };
 }

@@ -1,13 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
 import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
 import type { Planner } from '../agent/decide/planner';
-import { RunLoop, type ReceiptKeeper, type RunListener, type RunResult } from '../agent/loop/run-loop';
-import { receiptExtension } from '../agent/portal/receipt';
+import { RunLoop, type RunListener, type RunResult } from '../agent/loop/run-loop';
 import type { RunLimits } from '../agent/loop/limits';
 import { createObserver } from '../agent/observe/observer';
 import { taskKindOf, type CaseFile } from '../shared/case-file';
@@ -22,6 +20,7 @@ import { createPlanner, type PlannerKind } from './planners';
 import { executeReadRun } from './read-run';
 import type { RouteStore } from '../shared/route';
 import { openClientContext } from './client-context';
+import { receiptFolder } from './receipt-folder';
 
 /** What one run needs from its composition root (the CLI, the console, a batch). */
 export interface RunServices {
@@ -160,22 +159,6 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   } finally {
     await context.close().catch(() => undefined);
   }
-}
-
-/**
- * Receipts are kept next to the database in `receipts/`, named by their sha256 (the store has a
- * place for PNG screenshots only); the step log records the hash and size.
- */
-function receiptFolder(folder: string): ReceiptKeeper {
-  return {
-    async keep(receipt) {
-      const dir = join(folder, 'receipts');
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const name = `${receipt.sha256}.${receiptExtension(receipt.contentType)}`;
-      writeFileSync(join(dir, name), receipt.bytes, { mode: 0o600 });
-      return join(dir, name);
-    },
-  };
 }
 
 /** One isolated context per client, with the guard's options, its egress lock and the client's saved login state. */

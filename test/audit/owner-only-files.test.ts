@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendHead, runExportText, saveRunReport, writeOwnerOnly } from '../../src/audit';
 import { sha256Hex } from '../../src/base/canonical-json';
+import { receiptFolder } from '../../src/service/receipt-folder';
 import { openStore } from '../../src/store';
 import { buildStep, newRun, png } from '../store/fixtures';
 import { tempDir } from './support';
@@ -68,5 +69,32 @@ describe('owner-only files', () => {
     const log = join(dir, 'heads.log');
     appendHead(log, { keptAt: '2026-03-02T09:17:00.000Z', runId: id, records: 4, head: 'a'.repeat(64), status: 'done' });
     expect(modeOf(log)).toBe(0o600);
+  });
+
+  it('receipts are 0600 in a 0700 folder, also when the folder and a receipt of the same hash were already there, world-readable', async () => {
+    const dir = tempDir();
+    const bytes = Buffer.from('<html><body>Application SHP-2026-000123 received</body></html>');
+    const sha256 = sha256Hex(bytes);
+    const receipt = { bytes, contentType: 'text/html; charset=utf-8', url: 'http://shops.portal.example/done', kind: 'confirmation_page' as const, sha256, runId: 'run-1', applicationNumber: 'SHP-2026-000123' };
+    mkdirSync(join(dir, 'receipts'), { mode: 0o755 });
+    chmodSync(join(dir, 'receipts'), 0o755);
+    const old = join(dir, 'receipts', `${sha256}.html`);
+    writeFileSync(old, 'an older copy', { mode: 0o644 });
+    chmodSync(old, 0o644);
+    const kept = await receiptFolder(dir).keep(receipt);
+    expect(kept).toBe(old);
+    expect(modeOf(join(dir, 'receipts'))).toBe(0o700);
+    expect(modeOf(kept)).toBe(0o600);
+    expect(readFileSync(kept)).toEqual(bytes);
+    // A link planted where the receipt goes is replaced, not written through.
+    const elsewhere = join(dir, 'elsewhere.txt');
+    writeFileSync(elsewhere, 'not a receipt', { mode: 0o644 });
+    rmSync(kept);
+    symlinkSync(elsewhere, kept);
+    await receiptFolder(dir).keep(receipt);
+    expect(lstatSync(kept).isSymbolicLink()).toBe(false);
+    expect(modeOf(kept)).toBe(0o600);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not a receipt');
+    expect(modeOf(elsewhere)).toBe(0o644);
   });
 });

@@ -1,0 +1,24 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeOwnerOnly } from '../base/owner-only-file';
+import type { ReceiptKeeper } from '../agent/loop/run-options';
+import { receiptExtension } from '../agent/portal/receipt';
+
+/**
+ * Receipts are kept next to the database in `receipts/` (the store has a place for PNG
+ * screenshots only; the step log records the hash and size), named by their sha256. The folder
+ * is 0700 and each receipt 0600, also when the folder or a receipt of the same hash was already
+ * there with a wider mode: the file is written to a new owner-only file and renamed over the old.
+ */
+export function receiptFolder(folder: string): ReceiptKeeper {
+  return {
+    async keep(receipt) {
+      const dir = join(folder, 'receipts');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      chmodSync(dir, 0o700);
+      const path = join(dir, `${receipt.sha256}.${receiptExtension(receipt.contentType)}`);
+      writeOwnerOnly(path, receipt.bytes);
+      return path;
+    },
+  };
+}
