@@ -3,7 +3,7 @@ import { actOnPageJsonSchema, digest, SYSTEM_PROMPT } from '../../../src/agent/d
 import { estimateTokens } from '../../../src/agent/decide/anthropic/conversation';
 import { PlannerError } from '../../../src/agent/decide/planner';
 import { formFillingModel, type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../support/messages-api';
-import { allBlocks, blocks, CASE, control, detailsPage, input, messagesOf, observation, plannerFor, ran, stepAction, TEST_KEY, turnOf } from './fixtures';
+import { allBlocks, blocks, CASE, control, detailsPage, input, messagesOf, observation, plannerFor, PNG, ran, stepAction, TEST_KEY, turnOf } from './fixtures';
 
 let api: MessagesApi | undefined;
 afterEach(async () => {
@@ -184,7 +184,7 @@ describe('the requests the anthropic planner sends', () => {
     const r1 = await planner.decide(unnamed);
     expect(r1.call).toMatchObject({ imageSent: true, imageReason: 'unnamed_controls' });
     expect(unnamed.screenshots).toBe(1);
-    expect(images(server.requests[1]!)).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: Buffer.from(unnamed.screenshots ? [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4] : []).toString('base64') } }]);
+    expect(images(server.requests[1]!)).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: Buffer.from(PNG).toString('base64') } }]);
 
     // The read that shows the gated Submit button brings the screenshot: before the model proposes it.
     const gated = input(2, observation({ readId: 'r62', title: 'Review', controls: [control({ ref: 'r62c4', role: 'button', name: 'Submit application', gated: true })] }), ran(r1.turn));

@@ -1,3 +1,4 @@
+import { crc32, deflateSync } from 'node:zlib';
 import { AnthropicPlanner, type AnthropicPlannerOptions } from '../../../src/agent/decide/anthropic';
 import type { CaseView, PlanInput } from '../../../src/agent/decide/planner';
 import type { Action, Turn } from '../../../src/shared/action';
@@ -80,7 +81,28 @@ export function ran(turn: Turn, status: StepAction['outcome']['status'] = 'done'
   return turn.actions.map((action) => stepAction(action, status));
 }
 
-export const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
+function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** A real (blank, grey-scale) PNG of this size: the loopback reads its header as the API would. */
+export function pngOf(width: number, height: number): Uint8Array {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8);
+  const rows = Buffer.alloc((width + 1) * height);
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return new Uint8Array(Buffer.concat([signature, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(rows)), pngChunk('IEND', Buffer.alloc(0))]));
+}
+
+/** A viewport-sized screenshot (1280×900, as the guarded context opens pages). */
+export const PNG = pngOf(1280, 900);
 
 export function input(step: number, obs: Observation, previous: StepAction[] = [], notes: string[] = []): PlanInput & { screenshots: number } {
   const result = {

@@ -4,7 +4,7 @@ import type { Action } from '../../../src/shared/action';
 import type { Observation } from '../../../src/shared/observation';
 import type { StepAction } from '../../../src/shared/run';
 import { formFillingModel, type MessagesApi, parseControlLine, parsePage, reply, startMessagesApi, untrustedBlocks } from '../../support/messages-api';
-import { CASE, control, input, observation, plannerFor, TEST_KEY } from './fixtures';
+import { CASE, control, input, observation, plannerFor, PNG, pngOf, TEST_KEY } from './fixtures';
 
 let api: MessagesApi | undefined;
 afterEach(async () => {
@@ -49,6 +49,36 @@ describe('the loopback Messages API', () => {
     });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('without `tool_result` blocks immediately after: toolu_1') } });
+    expect(api.remaining()).toBe(1);
+  });
+
+  it('rejects, like the API, empty messages and text blocks, images it cannot take, and a body over 32 MB', async () => {
+    api = await startMessagesApi([reply.text('fine'), reply.text('fine')]);
+    const image = (png: Uint8Array, mediaType = 'image/png') => ({ type: 'image', source: { type: 'base64', media_type: mediaType, data: Buffer.from(png).toString('base64') } });
+    const ask = (messages: unknown[]) => post(api!.url, { model: 'claude-sonnet-5-5', max_tokens: 10, messages });
+    const problem = async (messages: unknown[]) => {
+      const response = await ask(messages);
+      expect(response.status, JSON.stringify(response.json)).toBe(400);
+      expect(response.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+      return String((response.json['error'] as { message: string }).message);
+    };
+    const user = (content: unknown) => ({ role: 'user', content });
+
+    expect(await problem([user('go'), { role: 'assistant', content: [] }, user('next')])).toBe('messages.1: all messages must have non-empty content except for the optional final assistant message');
+    expect(await problem([user([{ type: 'text', text: '' }])])).toContain('text content blocks must be non-empty');
+    expect(await problem([user([{ type: 'text', text: 'read' }, { type: 'text', text: ' \n' }])])).toContain('text content blocks must contain non-whitespace text');
+    expect(await problem([user([image(PNG, 'image/jpeg')])])).toContain('Image does not match the provided media type image/jpeg');
+    expect(await problem([user([image(PNG, 'image/bmp')])])).toContain("media_type: Input should be 'image/jpeg'");
+    expect(await problem([user([image(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]))])])).toContain('Could not process image');
+    expect(await problem([user([image(pngOf(8_001, 10))])])).toContain('exceed max allowed size: 8000 pixels');
+    // 20 images of 2100 px are fine; the 21st makes every image keep to 2,000 px.
+    const wide = image(pngOf(2_100, 10));
+    expect((await ask([user([...Array.from({ length: 20 }, () => wide), { type: 'text', text: 'which?' }])])).status).toBe(200);
+    expect(await problem([user(Array.from({ length: 21 }, () => wide))])).toContain('max allowed size for many-image requests: 2000 pixels');
+    expect(await problem([user(Array.from({ length: 101 }, () => image(pngOf(20, 20))))])).toContain('Too many images');
+    const big = await ask([user([{ type: 'text', text: 'x'.repeat(33 * 1024 * 1024) }])]);
+    expect(big.status).toBe(413);
+    expect(big.json).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
     expect(api.remaining()).toBe(1);
   });
 

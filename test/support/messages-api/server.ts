@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { contentProblem, MAX_REQUEST_BYTES } from './content-rules';
 import { type Reply, reply } from './replies';
 
 /**
@@ -13,7 +14,9 @@ import { type Reply, reply } from './replies';
  * after it, a tool_result for an unknown tool_use, more than 4 cache_control breakpoints, and
  * an assistant turn that does not echo what this server sent (thinking blocks may only be
  * dropped all together, never altered), and a thinking block sent back after `system`,
- * `tools` or an earlier message changed (the prefix check of models with preserved thinking).
+ * `tools` or an earlier message changed (the prefix check of models with preserved thinking);
+ * and what the API requires of content (content-rules.ts: no empty message or text block,
+ * images of a known type within the documented size and count limits, a body of at most 32 MB).
  */
 
 /** A request body as sent (JSON). */
@@ -103,6 +106,8 @@ function countCacheControl(value: unknown): number {
 }
 
 const withoutThinking = (blocks: WireBlock[]): WireBlock[] => blocks.filter((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
+/** A response's blocks as they may come back: without the empty text blocks the API would refuse in a request. */
+const sendable = (blocks: WireBlock[]): WireBlock[] => blocks.filter((block) => !(block.type === 'text' && String(block['text'] ?? '').trim() === ''));
 const stable = (value: unknown): string => JSON.stringify(value);
 
 /** What a response was produced after: the request's system, tools and messages. */
@@ -135,6 +140,8 @@ function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions
   if (messages[0]?.role !== 'user') return 'messages.0: the first message must use the "user" role';
   const breakpoints = countCacheControl(body);
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
+  const content = contentProblem(body);
+  if (content) return content;
   if (options.rejectForcedToolChoice && (body.tool_choice?.['type'] === 'tool' || body.tool_choice?.['type'] === 'any')) {
     return 'tool_choice: forced tool use is not supported with this model (thinking is always on); use {"type": "auto"}';
   }
@@ -155,7 +162,8 @@ function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions
     if (message.role === 'assistant') {
       const origin = toolUseIds.map((id) => issued.get(id)).find(Boolean);
       if (origin) {
-        const issuedContent = origin.content;
+        // Empty text blocks cannot be sent back (see content-rules.ts): they are the one thing an echo leaves out.
+        const issuedContent = sendable(origin.content);
         const sent = blocksOf(message);
         const same = stable(sent) === stable(issuedContent) || (stable(withoutThinking(sent)) === stable(withoutThinking(issuedContent)) && sent.every((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking'));
         if (!same) return `messages.${i}: the assistant turn does not match the response it came from (blocks must be sent back unchanged; thinking blocks may only be removed all together)`;
@@ -375,6 +383,10 @@ export async function startMessagesApi(script: Script, options: MessagesApiOptio
       }
       const recorded: RecordedRequest = { index, method: req.method ?? '', path: req.url ?? '', headers: lowerHeaders(req), body, raw };
       requests.push(recorded);
+      if (shouldValidate && Buffer.byteLength(raw) > MAX_REQUEST_BYTES) {
+        send(res, reply.error(413, `Request exceeds the maximum allowed number of bytes (${MAX_REQUEST_BYTES})`), requestId);
+        return;
+      }
       if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/messages') {
         send(res, apiError(404, `Not found: ${req.method ?? ''} ${req.url ?? ''}`), requestId);
         return;
