@@ -293,9 +293,14 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     // Two refused autofill / safe-browsing lookups and one refused request of the page, in step 2's raw log.
     // Steps are append-only: writing one takes dropping the trigger, as someone with the file could, and the chain catches it.
     const raw = new Database(join(storeDir, 'runs.sqlite'));
+    let noise = 0;
+    let logged: NonNullable<StepRecord['requests']> = [];
     try {
       const row = raw.prepare('SELECT json FROM steps WHERE run_id = ? AND idx = 2').get(runIds.anand) as { json: string };
       const step = JSON.parse(row.json) as StepRecord;
+      // What the egress lock logged itself: Chromium's own refused lookups among it are counted apart too.
+      logged = step.requests ?? [];
+      noise = logged.filter((r) => r.outcome === 'refused' && /(googleapis|gstatic|google|gvt1)\.com$/.test(r.host)).reduce((n, r) => n + r.count, 0);
       const at = step.startedAt;
       step.events.push(
         { type: 'request_blocked', message: 'Stopped a other request to content-autofill.googleapis.com: not one of the portal’s addresses', at },
@@ -314,11 +319,18 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
     await expectText(page.locator('.step-detail h2'), '#2');
     // The requests pane: the page's refused request listed with the rule, Chromium's own counted apart.
     const requests = page.getByRole('region', { name: 'Requests' });
-    await expectText(requests.locator('.events-hidden'), /^2 browser background requests hidden/);
+    await expectText(requests.locator('.events-hidden'), new RegExp(`^${2 + noise} browser background requests hidden`));
+    // The line is the network lock's (the page's own routing stopped it): the pane says which lock.
     const row = requests.locator('tr.request-refused', { hasText: 'tracker.evil.example' });
     await expectText(row, /refused/);
-    await expectText(row, /egress lock/);
-    await expectText(row, /egress-lock:portal-hosts/);
+    await expectText(row, /network lock/);
+    await expectText(row, /hosts/);
+    // What the egress lock let through, from its log: each distinct request once, repeats counted.
+    const sent = logged.filter((r) => r.outcome === 'sent');
+    expect(sent.length).toBeGreaterThan(0);
+    await expectCount(requests.locator('tr.request-sent', { hasText: 'egress-lock:portal-hosts' }), sent.length);
+    // One time format, UTC in the tooltip.
+    expect(await requests.locator('time').first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     expect(await requests.locator('table').innerText()).not.toContain('googleapis.com');
     await requests.scrollIntoViewIfNeeded();
     await shot('replay-noise');

@@ -12,7 +12,8 @@ import { StatusChip } from '../parts/chips';
 import { Filmstrip } from '../parts/filmstrip';
 import { StepScreenshot } from '../parts/screenshot';
 import { StepActions } from '../parts/step-actions';
-import { pageName, timeOf } from '../parts/step-entry';
+import { pageName } from '../parts/step-entry';
+import { When } from '../parts/when';
 import { useScreenshot } from '../screenshots';
 import './replay-screen.css';
 
@@ -31,7 +32,7 @@ export function ReplayScreen({ runId }: { runId: string | undefined }) {
             {!chosen && <option value="">— choose a run —</option>}
             {runs.map((v) => (
               <option key={v.run.id} value={v.run.id}>
-                {v.run.caseId} · {v.run.status} · {new Date(v.run.startedAt).toLocaleString()}
+                {v.run.caseId} · {v.run.status} · <When iso={v.run.startedAt} />
               </option>
             ))}
           </select>
@@ -106,7 +107,7 @@ function Replay({ runId }: { runId: string }) {
           <StatusChip status={view.run.status} />
           <strong>{view.run.caseId}</strong>
           <span className="sub">
-            {view.run.clientId} · {view.run.portal} · started {new Date(view.run.startedAt).toLocaleString()}
+            {view.run.clientId} · {view.run.portal} · started <When iso={view.run.startedAt} />
             {view.run.applicationNumber ? ` · application ${view.run.applicationNumber}` : ''}
           </span>
         </div>
@@ -247,7 +248,7 @@ function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typ
             <dd className="mono">{o.url}</dd>
             <dt>Time</dt>
             <dd>
-              {timeOf(step.startedAt)} – {timeOf(step.endedAt)}
+              <When iso={step.startedAt} /> – <When iso={step.endedAt} />
             </dd>
             <dt>Controls</dt>
             <dd>
@@ -310,7 +311,9 @@ function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typ
               <tbody>
                 {requests.lines.map((r, i) => (
                   <tr key={i} className={`request-${r.outcome}`}>
-                    <td>{timeOf(r.at)}</td>
+                    <td>
+                      <When iso={r.at} />
+                    </td>
                     <td>
                       <span className={`request-outcome request-outcome-${r.outcome}`}>{r.outcome === 'sent' ? 'let through' : r.outcome}</span>
                     </td>
@@ -347,7 +350,7 @@ function StepDetail({ step, values }: { step: StepRecord; values: ReturnType<typ
             <ul className="events">
               {pageErrors.map((e, i) => (
                 <li key={i}>
-                  <span className="event-type">{e.kind}</span> {timeOf(e.at)} {e.message}
+                  <span className="event-type">{e.kind}</span> <When iso={e.at} /> {e.message}
                 </li>
               ))}
             </ul>
