@@ -1,7 +1,7 @@
 import type { EvalSuite } from './suite';
 import { attacksSuite } from './suites/attacks';
 import { faultsSuite } from './suites/faults';
-import { labSuite } from './suites/lab';
+import { labWithRoutesSuite } from './suites/lab-routes';
 import { permitsSuite } from './suites/permits';
 
 /** Every suite `portal-desk eval --suite NAME` can run. Suites register here, one line each. */
@@ -9,6 +9,6 @@ export const SUITES: Record<string, () => Promise<EvalSuite>> = {
   attacks: async () => attacksSuite,
   // Static: the bin's tsx CommonJS hook does not serve dynamic import() of TypeScript files.
   faults: async () => faultsSuite,
-  lab: async () => labSuite,
+  lab: async () => labWithRoutesSuite,
   permits: async () => permitsSuite,
 };
