@@ -40,7 +40,7 @@ import { CaseQueue, type QueueLookups } from './case-queue';
 import { ClientSlots } from './client-slots';
 import { OfficeDesk, OfficeDeskError } from './office-desk';
 import { ClerkDesk } from './clerk-desk';
-import { playClerkInput } from './take-over-input';
+import { playClerkInput, pressedAddresses } from './take-over-input';
 import { listPortalProfiles, modelStatus } from './portal-settings';
 import { startScreencast, type Screencast } from './screencast';
 import { errorText } from '../base/error-text';
@@ -76,7 +76,7 @@ export interface ConsoleServiceOptions {
    * the context about to open (RunBindings.starting). Every start goes through it: the clerk's,
    * a queue's, the office queue's.
    */
-  startGate?: <T>(run: { clientId: string; portalId: string; profile: PortalProfile }, start: () => Promise<T>) => Promise<T>;
+  startGate?: <T>(run: { runId: string; clientId: string; portalId: string; profile: PortalProfile }, start: () => Promise<T>) => Promise<T>;
 }
 
 type Params<M extends ConsoleMethod> = z.output<(typeof ConsoleMethods)[M]['params']>;
@@ -183,6 +183,22 @@ export class ConsoleService {
     const handler = this.handlers[m] as (p: unknown) => Promise<unknown>;
     const result = await handler(parsed.data);
     return spec.result.parse(result);
+  }
+
+  /**
+   * The desktop shell's portal view in the clerk's hands: whether they hold a run's portal now (a
+   * take-over), and their presses there, read for the addresses they aim at as the live view's
+   * forwarded input is (a commit request is theirs only through one).
+   */
+  clerkHands(): { holds(runId: string): boolean; press(runId: string, at: { x: number; y: number } | 'focus'): void } {
+    return {
+      holds: (runId) => this.desk.isTakenOver(runId),
+      press: (runId, at) => {
+        const page = this.live.get(runId)?.page;
+        if (!page || !this.desk.isTakenOver(runId)) return;
+        void pressedAddresses(page, at).then((addresses) => this.desk.noteGesture(runId, addresses));
+      },
+    };
   }
 
   subscribe(listener: (event: ConsoleEvent) => void): () => void {
@@ -451,7 +467,7 @@ export class ConsoleService {
       if (gate) {
         // The shell offers this run's client and portal to the next context until the run's page exists.
         await new Promise<void>((offered) => {
-          void gate({ clientId: caseFile.clientId, portalId: baseProfile.id, profile }, () => {
+          void gate({ runId, clientId: caseFile.clientId, portalId: baseProfile.id, profile }, () => {
             offered();
             return new Promise<void>((ended) => (live.endStart = ended));
           }).catch(() => undefined);

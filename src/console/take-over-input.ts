@@ -25,7 +25,7 @@ export async function playClerkInput(page: Page, events: readonly ClerkInputEven
     switch (event.type) {
       case 'mouse': {
         const { x, y } = at(event);
-        if (event.action === 'down' || event.action === 'click') gesture(await addressesAt(page, { x, y }));
+        if (event.action === 'down' || event.action === 'click') gesture(await pressedAddresses(page, { x, y }));
         if (event.action === 'move') await page.mouse.move(x, y);
         else if (event.action === 'down') {
           await page.mouse.move(x, y);
@@ -45,7 +45,7 @@ export async function playClerkInput(page: Page, events: readonly ClerkInputEven
       case 'key': {
         if (BROWSER_KEYS.has(event.key)) break;
         const key = KEY_NAMES[event.key] ?? event.key;
-        if (key === 'Enter' || key === 'Space') gesture(await addressesOfFocus(page));
+        if (key === 'Enter' || key === 'Space') gesture(await pressedAddresses(page, 'focus'));
         await page.keyboard.press([...event.modifiers, key].join('+'));
         break;
       }
@@ -54,4 +54,13 @@ export async function playClerkInput(page: Page, events: readonly ClerkInputEven
         break;
     }
   }
+}
+
+/**
+ * What a clerk's press aims at: the addresses the control at this point of the viewport (CSS
+ * pixels), or the focused control for Enter and Space, sends to. The live view's forwarded input
+ * and the desktop shell's portal view both read their presses here.
+ */
+export function pressedAddresses(page: Page, at: { x: number; y: number } | 'focus'): Promise<string[]> {
+  return at === 'focus' ? addressesOfFocus(page) : addressesAt(page, at);
 }

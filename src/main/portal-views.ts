@@ -5,6 +5,7 @@ import { portalViewBounds } from './portal-layout';
 import { clientPartition, UNBOUND_PARTITION, type RunBindings } from './run-bindings';
 import type { SessionEgress } from './session-egress';
 import { hardenPortalSession, type ContentsRegistry, type Report } from './session-hardening';
+import { shieldShown, watchClerkPresses, type ClerkHands } from './portal-input-lock';
 import { errorMessage } from '../base/error-text';
 
 /**
@@ -12,10 +13,14 @@ import { errorMessage } from '../base/error-text';
  * in its client's own session (`persist:client-<clientId>`), handed to playwright through the
  * in-process DevTools transport (`webContents.debugger`; no debugging port), behind the
  * session's egress lock (`SessionEgress`). The newest open view is the one shown: the active
- * run's portal.
+ * run's portal. A transparent shield lies over it unless the clerk holds its run (a take-over),
+ * so the clerk's mouse and keyboard never race the agent (`portal-input-lock.ts`).
  */
 export class PortalViews implements PageHost {
   private readonly open: WebContentsView[] = [];
+  /** Each open view's run, once its start bound it. */
+  private readonly runOf = new Map<WebContentsView, () => string | undefined>();
+  private shield: WebContentsView | undefined;
 
   constructor(
     private readonly window: BrowserWindow,
@@ -24,8 +29,14 @@ export class PortalViews implements PageHost {
     private readonly report: Report,
     private readonly userAgent: string,
     private readonly egress: SessionEgress,
+    private readonly hands: ClerkHands,
   ) {
     window.on('resize', () => this.layout());
+  }
+
+  /** A take-over began or ended somewhere: the shield follows the shown view's run. */
+  refreshLock(): void {
+    this.layout();
   }
 
   async openPage(request: PageRequest): Promise<HostedPage> {
@@ -59,6 +70,9 @@ export class PortalViews implements PageHost {
     // WebRTC may only use TCP through the session's proxy (which refuses it): no UDP past the lock.
     contents.setWebRTCIPHandlingPolicy('disable_non_proxied_udp');
     this.registry.addPortal(contents, session, binding?.policy);
+    const runId = (): string | undefined => binding?.runId;
+    this.runOf.set(view, runId);
+    watchClerkPresses(contents, runId, this.hands);
     // Below every page of the session: only the addresses of its runs' portals get out.
     await this.egress.lock(session, this.registry.policiesOf(session));
     this.window.contentView.addChildView(view);
@@ -70,6 +84,7 @@ export class PortalViews implements PageHost {
       void this.egress.lock(session, this.registry.policiesOf(session)).catch((err: unknown) => this.report(`The egress lock could not be narrowed: ${String(err)}`));
       const at = this.open.indexOf(view);
       if (at >= 0) this.open.splice(at, 1);
+      this.runOf.delete(view);
       if (!this.window.isDestroyed()) this.window.contentView.removeChildView(view);
       if (!contents.isDestroyed()) contents.close();
       this.layout();
@@ -88,7 +103,7 @@ export class PortalViews implements PageHost {
     this.bindings.release(browserContextId);
   }
 
-  /** Only the newest view is shown, on the right of the console. */
+  /** Only the newest view is shown, on the right of the console, under the shield unless the clerk holds its run. */
   private layout(): void {
     if (this.window.isDestroyed()) return;
     const [width, height] = this.window.getContentSize();
@@ -98,6 +113,21 @@ export class PortalViews implements PageHost {
       view.setVisible(shown);
       view.setBounds(shown ? bounds : { x: 0, y: 0, width: 0, height: 0 });
     });
+    const top = this.open[this.open.length - 1];
+    const shield = this.shieldView();
+    // Added again, it becomes the topmost view: above a portal view opened after it.
+    this.window.contentView.addChildView(shield);
+    shield.setBounds(bounds);
+    shield.setVisible(!!top && shieldShown(this.runOf.get(top)?.(), this.hands));
+  }
+
+  /** A transparent, empty view: it takes the clerk's mouse (and so the focus) over the portal view. */
+  private shieldView(): WebContentsView {
+    if (this.shield && !this.shield.webContents.isDestroyed()) return this.shield;
+    const shield = new WebContentsView({ webPreferences: { sandbox: true, contextIsolation: true, nodeIntegration: false, javascript: false, spellcheck: false } });
+    shield.setBackgroundColor('#00000000');
+    this.shield = shield;
+    return shield;
   }
 }
 

@@ -10,6 +10,8 @@ import type { HostPolicy } from '../shared/allowed-hosts';
  */
 
 export interface RunBinding {
+  /** The run whose page the context opens (its portal view's input follows the run's take-over). */
+  runId: string;
   clientId: string;
   portalId: string;
   /** The portal's address policy as the run uses it (lab portals: bound to the lab's port). */

@@ -125,7 +125,7 @@ export function startShell({ demo }: ShellOptions = {}): void {
       portalFolders,
       ...(keySource ? { keySource } : {}),
       // Every run's start (the clerk's, a queue's, the office queue's) offers its client and portal to the context it opens.
-      startGate: (run, start) => bindings.starting({ clientId: run.clientId, portalId: run.portalId, policy: run.profile }, start),
+      startGate: (run, start) => bindings.starting({ runId: run.runId, clientId: run.clientId, portalId: run.portalId, policy: run.profile }, start),
     });
     service = opened;
     // IPC is ready before the window loads, so the console's first calls find their handler.
@@ -141,7 +141,11 @@ export function startShell({ demo }: ShellOptions = {}): void {
     registry.setConsole(consoleWindow.webContents);
     const egress = new SessionEgress(report, demo?.resolverRules() ?? '');
     app.once('will-quit', () => void egress.closeAll());
-    const views = new PortalViews(consoleWindow, bindings, registry, report, userAgent, egress);
+    const views = new PortalViews(consoleWindow, bindings, registry, report, userAgent, egress, opened.clerkHands());
+    // The shield over the portal view follows take-overs as they begin and end.
+    opened.subscribe((event) => {
+      if (event.type === 'run') views.refreshLock();
+    });
     engine.browser = viewBrowser(views, { product: `Chrome/${process.versions.chrome}`, userAgent }, report);
   }
 

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReplay, Replay, REPORT_CSP } from '../../src/audit';
 import { labAccount } from '../../lab';
@@ -162,6 +163,16 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
     expect(await submit.innerText()).toMatch(/needs approval[\s\S]*risky-control[\s\S]*approved[\s\S]*test-clerk/);
     // Sign-in is an event of its step, the password box noted, no password anywhere.
     expect(await page.locator('ul.events').first().innerText()).toMatch(/Sign in/);
+  });
+
+  it('no local path appears in the HTML: not the store’s, not the receipt’s, not the machine’s temporary folder', () => {
+    const htmlText = readFileSync(join(out, 'report.html'), 'utf8');
+    const folder = dirname(store.path);
+    for (const local of [store.path, folder, join(folder, 'receipts'), tmpdir(), homedir()]) expect(htmlText, local).not.toContain(local);
+    // The receipt the run kept is still named (by its file name), without where it lies.
+    const receipt = steps.flatMap((s) => s.events).find((e) => e.type === 'receipt');
+    expect(receipt).toBeDefined();
+    expect(htmlText).toMatch(/…\/[0-9a-f]{64}\.html/);
   });
 
   it('no password appears in the HTML, the JSON or the export', () => {

@@ -3,7 +3,7 @@ import { clientPartition, RunBindings, type RunBinding } from '../../src/main/ru
 
 /** Which client's session (and which portal's policy) a new browser context gets. */
 
-const binding = (clientId: string): RunBinding => ({ clientId, portalId: 'shops', policy: { name: 'Shops', allowedHosts: ['shops.portal.example'], allowHttp: false } });
+const binding = (clientId: string): RunBinding => ({ runId: `run-${clientId}`, clientId, portalId: 'shops', policy: { name: 'Shops', allowedHosts: ['shops.portal.example'], allowHttp: false } });
 
 describe('clientPartition', () => {
   it('gives each client its own persistent partition', () => {
