@@ -159,6 +159,7 @@ export class ConsoleService {
         store,
         execute: (caseFile, resume, onStart) => this.runOfficeCase(caseFile, resume, onStart),
         changed: (office) => this.emit({ type: 'office', office }),
+        env: this.env as NodeJS.ProcessEnv,
       });
       this.office.start();
     }
@@ -631,7 +632,7 @@ export class ConsoleService {
     }
     const live = this.register(caseFile, slot, { runId: resume?.runId ?? newRunId(), resumed: !!resume, planner: this.officePlanner });
     const planner = this.officePlanner;
-    const gates = await office.gates();
+    const gates = await office.gates(caseFile);
     const [outcome] = await runBatch([{ source: caseFile.caseId, caseFile }], {
       concurrency: 1,
       services: this.sharedServices(),

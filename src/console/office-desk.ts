@@ -1,7 +1,7 @@
-import { heldRequestLine, type ApprovalRequest, type InputRequest, type ApprovalGate, type InputSource } from '../shared/clerk';
+import { heldRequestLine, type ApprovalRequest, type ApprovalGate, type InputRequest, type InputSource, type TakeOverRequest } from '../shared/clerk';
 import type { OfficeView, OfficeWaitView } from '../shared/console-api';
 import { OfficeQueue, OfficeWorker, type CaseExecutor } from '../service/office-queue';
-import { OfficeWaits, type OfficeWait } from '../service/office-waits';
+import { officeDeskName, OfficeWaits, type OfficeWait } from '../service/office-waits';
 import type { PgStore } from '../store';
 import { errorText } from '../base/error-text';
 import { PortalDeskError } from '../base/portal-desk-error';
@@ -18,6 +18,8 @@ interface OfficeDeskOptions {
   execute: CaseExecutor;
   /** Told whenever what the panel shows changed. */
   changed: (view: OfficeView) => void;
+  /** The console's environment (PORTAL_DESK_NAME names the desk). */
+  env?: NodeJS.ProcessEnv;
   /** How often the open waits are read again (default 1.5 s). */
   pollMs?: number;
   log?: (line: string) => void;
@@ -70,11 +72,11 @@ export class OfficeDesk {
     };
   }
 
-  /** The approval gate and input source of this desk's office runs: rows any clerk of the office answers. */
-  async gates(): Promise<{ approvals: ApprovalGate; inputs: InputSource }> {
+  /** The approval gate and input source of one office run of this desk: rows any clerk of the office answers. */
+  async gates(run: { clientId: string; portal: string; caseId: string }): Promise<{ approvals: ApprovalGate; inputs: InputSource }> {
     const waits = await this.board();
-    // The desk's id as the worker has it (the row names the desk whose run waits).
-    const desk = { id: this.worker?.deskId ?? 'console' };
+    // The desk as the worker names it, and the case: every desk's panel shows which client waits where.
+    const desk = { id: this.worker?.deskId ?? 'console', name: officeDeskName(this.o.env), clientId: run.clientId, portal: run.portal, caseId: run.caseId };
     const approvals = waits.approvals(desk);
     const inputs = waits.inputs(desk);
     return {
@@ -180,7 +182,23 @@ export class OfficeDesk {
 
 /** A wait as the panel shows it: what is asked in one line; a secret's row never carries a value. */
 function waitView(w: OfficeWait, deskId: string | undefined): OfficeWaitView {
-  const common = { id: w.id, runId: w.runId, step: w.step, deskId: w.deskId, thisDesk: w.deskId === deskId, secret: w.secret, createdAt: w.createdAt };
+  const common = {
+    id: w.id,
+    runId: w.runId,
+    step: w.step,
+    ...(w.caseId ? { caseId: w.caseId } : {}),
+    ...(w.clientId ? { clientId: w.clientId } : {}),
+    deskId: w.deskId,
+    deskName: w.deskName,
+    thisDesk: w.deskId === deskId,
+    secret: w.secret,
+    createdAt: w.createdAt,
+  };
+  if (w.kind === 'take_over') {
+    const p = w.prompt as Partial<TakeOverRequest>;
+    const taken = w.takenBy ? ` (taken by ${w.takenBy})` : '';
+    return { ...common, kind: 'take_over', question: `Take over at desk ${w.deskName}: the portal shows ${p.detail ?? 'a bot check'}${taken}` };
+  }
   if (w.kind === 'approval') {
     const p = w.prompt as Partial<ApprovalRequest>;
     const what = p.request ? heldRequestLine(p.request) : (p.element ?? p.action?.type ?? 'an action');

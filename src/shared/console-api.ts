@@ -193,11 +193,15 @@ export type QueueView = z.infer<typeof QueueView>;
 /** One human wait of the office (a row any desk's console answers; the first answer wins). */
 export const OfficeWaitView = z.object({
   id: z.string(),
-  kind: z.union([z.literal('approval'), InputKind]),
+  /** `take_over`: a bot check paused the run; only a clerk at its desk can take the portal over (there). */
+  kind: z.union([z.literal('approval'), z.literal('take_over'), InputKind]),
   runId: z.string(),
   step: z.number().int(),
-  /** The desk whose run waits (it holds the browser). */
+  caseId: z.string().optional(),
+  clientId: z.string().optional(),
+  /** The desk whose run waits (it holds the browser), and its name for people. */
   deskId: z.string(),
+  deskName: z.string(),
   /** True when the run waiting is this console's own. */
   thisDesk: z.boolean(),
   /** What is asked, in one line (an approval: the action or the held request; an input: the question). */

@@ -14,6 +14,9 @@ export function App() {
   const runs = [...state.runs.values()];
   const waiting = runs.filter(isWaiting);
   const live = runs.filter(isLive).length;
+  const queued = [...state.queues.values()].flatMap((q) => q.entries);
+  const queueOpen = queued.filter((e) => e.state !== 'done' && e.state !== 'not_done').length;
+  const officeWaits = state.office?.waits.length ?? 0;
 
   useEffect(() => {
     document.title = waiting.length > 0 ? `(${waiting.length}) Waiting for you — Portal Desk` : 'Portal Desk';
@@ -34,6 +37,16 @@ export function App() {
           </a>
         ) : (
           <span className="topbar-note">{live > 0 ? `${live} run${live === 1 ? '' : 's'} working` : 'nothing running'}</span>
+        )}
+        {queueOpen > 0 && (
+          <a className="topbar-note queue-note" href={href({ name: 'runs' })}>
+            queue: {queued.length - queueOpen} of {queued.length} finished
+          </a>
+        )}
+        {officeWaits > 0 && (
+          <a className="topbar-note queue-note" href={href({ name: 'runs' })}>
+            {officeWaits} office wait{officeWaits === 1 ? '' : 's'}
+          </a>
         )}
         <NotificationsButton />
         <Connection />

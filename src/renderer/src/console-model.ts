@@ -1,4 +1,4 @@
-import type { CaseSummary, ConsoleApi, ConsoleEvent, ModelStatus, PortalSummary, RunView } from '../../shared/console-api';
+import type { CaseSummary, ConsoleApi, ConsoleEvent, ModelStatus, OfficeView, PortalSummary, QueueView, RunView } from '../../shared/console-api';
 import type { StepRecord } from '../../shared/run';
 import type { ConnectionState, ConsoleClient } from './console-client';
 import { notifyWaiting } from './notifications';
@@ -14,6 +14,10 @@ export interface ConsoleState {
   cases: readonly CaseSummary[] | null;
   portals: readonly PortalSummary[] | null;
   model: ModelStatus | null;
+  /** The day's queues started in this console, by id (in the order started). */
+  queues: ReadonlyMap<string, QueueView>;
+  /** The office queue and its waits (null until loaded; `configured: false` without an office database). */
+  office: OfficeView | null;
   /** The last load that failed, for the banner. */
   problem: string | null;
 }
@@ -28,7 +32,7 @@ export class ConsoleModel {
   private readonly stepLoads = new Map<string, Promise<void>>();
 
   constructor(private readonly client: ConsoleClient) {
-    this.state = { connection: client.connection(), runs: new Map(), steps: new Map(), frames: new Map(), cases: null, portals: null, model: null, problem: null };
+    this.state = { connection: client.connection(), runs: new Map(), steps: new Map(), frames: new Map(), cases: null, portals: null, model: null, queues: new Map(), office: null, problem: null };
     client.onEvent((event) => this.onEvent(event));
     client.onConnection((connection) => {
       this.set({ connection });
@@ -51,14 +55,30 @@ export class ConsoleModel {
 
   async reload(): Promise<void> {
     try {
-      const [runs, cases, portals, model] = await Promise.all([this.api.listRuns({}), this.api.listCases({}), this.api.listPortals({}), this.api.modelStatus({})]);
-      this.set({ runs: new Map(runs.map((v) => [v.run.id, v])), cases, portals, model, problem: null });
+      const [runs, cases, portals, model, queues, office] = await Promise.all([
+        this.api.listRuns({}),
+        this.api.listCases({}),
+        this.api.listPortals({}),
+        this.api.modelStatus({}),
+        this.api.listQueues({}),
+        this.api.officeStatus({}),
+      ]);
+      this.set({ runs: new Map(runs.map((v) => [v.run.id, v])), cases, portals, model, queues: new Map(queues.map((q) => [q.id, q])), office, problem: null });
       this.stepLoads.clear();
       const reloads = [...this.state.steps.keys()].map((runId) => this.loadSteps(runId));
       await Promise.all(reloads);
     } catch (err) {
       this.set({ problem: messageOf(err) });
     }
+  }
+
+  /** A queue just started (its answer comes before its first event). */
+  showQueue(queue: QueueView): void {
+    this.set({ queues: withEntry(this.state.queues, queue.id, queue) });
+  }
+
+  showOffice(office: OfficeView): void {
+    this.set({ office });
   }
 
   async reloadCases(): Promise<void> {
@@ -103,6 +123,12 @@ export class ConsoleModel {
       }
       case 'frame':
         this.set({ frames: withEntry(this.state.frames, event.runId, event.jpegBase64) });
+        break;
+      case 'queue':
+        this.set({ queues: withEntry(this.state.queues, event.queue.id, event.queue) });
+        break;
+      case 'office':
+        this.set({ office: event.office });
         break;
     }
   }

@@ -27,7 +27,7 @@ export function StatusHeader({ view, lastStep }: { view: RunView; lastStep: Step
   } else if (view.pendingInput || run.status === 'awaiting_input') {
     headline = view.pendingInput?.kind === 'otp' ? 'Waiting for you — one-time code' : 'Waiting for you — an answer';
   } else if (run.status === 'running' || run.status === 'queued') {
-    headline = run.status === 'queued' ? 'Queued' : 'Running';
+    headline = run.status === 'queued' ? (view.phase ? 'Starting' : 'Queued') : 'Running';
     if (view.phase === 'waiting_portal') {
       headline = 'The portal is not answering';
       tone = 'waiting';

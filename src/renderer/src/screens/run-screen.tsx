@@ -8,6 +8,7 @@ import { isBotChallenge, isLive, isResumable } from '../status';
 import { ApprovalCard } from '../parts/approval-card';
 import { InputCard } from '../parts/input-card';
 import { LivePortal } from '../parts/live-portal';
+import { OfficeWaitCard } from '../parts/office-panel';
 import { StatusHeader } from '../parts/status-header';
 import { StepEntry } from '../parts/step-entry';
 import { TakeOverCard } from '../parts/take-over-card';
@@ -55,6 +56,7 @@ export function RunScreen({ runId }: { runId: string }) {
   const live = isLive(view);
   const takeOver = view.pendingTakeOver;
   const takenOver = takeOver?.state === 'active';
+  const officeWaits = state.office?.waits.filter((w) => w.runId === runId) ?? [];
   const resume = async () => {
     setProblem(null);
     try {
@@ -115,6 +117,17 @@ export function RunScreen({ runId }: { runId: string }) {
             onAnswer={(value) => act(() => model.api.answer({ runId, value }))}
             onResend={() => act(() => model.api.resendCode({ runId }))}
           />
+        )}
+        {officeWaits.length > 0 && (
+          <section className="card office-run-waits" aria-label="Office waits of this run">
+            <h2>Waiting for a clerk of the office</h2>
+            <p className="sub">This run waits on the office database: any clerk of the office may answer, the first answer counts.</p>
+            <ul className="office-waits">
+              {officeWaits.map((w) => (
+                <OfficeWaitCard key={w.id} wait={w} />
+              ))}
+            </ul>
+          </section>
         )}
         {takeOver && (
           <TakeOverCard

@@ -5,6 +5,8 @@ import { messageOf } from '../console-model';
 import { go, href } from '../route';
 import { caseName, isLive, isWaiting, reasonLine, statusLook } from '../status';
 import { StatusChip } from '../parts/chips';
+import { OfficePanel } from '../parts/office-panel';
+import { QueuePanel } from '../parts/queue-panel';
 import { timeOf } from '../parts/step-entry';
 
 /** The queue: runs with their status and one-line reason, and the case files ready to start. */
@@ -27,6 +29,14 @@ export function RunsScreen() {
   );
   const cases = (state.cases ?? []).filter((c) => matches(c.displayName, c.caseId, c.clientId, c.portal, c.task));
   const portals = new Map((state.portals ?? []).map((p) => [p.id, p]));
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (file: string) =>
+    setSelected((before) => {
+      const next = new Set(before);
+      if (!next.delete(file)) next.add(file);
+      return next;
+    });
+  const queues = [...state.queues.values()].reverse();
 
   return (
     <div className="screen runs-screen">
@@ -45,6 +55,10 @@ export function RunsScreen() {
           </ul>
         </section>
       )}
+      {queues.map((q) => (
+        <QueuePanel key={q.id} queue={q} />
+      ))}
+      {state.office?.configured && <OfficePanel office={state.office} />}
       <div className="runs-filter" role="search">
         <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Search by name, case, client, portal or status" aria-label="Search runs and case files" />
         <select value={show} onChange={(e) => setShow(e.target.value as typeof show)} aria-label="Show runs">
@@ -69,11 +83,22 @@ export function RunsScreen() {
           ) : cases.length === 0 ? (
             <p className="empty">No case file matches.</p>
           ) : (
-            <ul className="case-list">
-              {cases.map((c) => (
-                <CaseRow key={c.file} summary={c} portal={portals.get(c.portal)} liveRun={runs.find((v) => isLive(v) && v.run.caseId === c.caseId)} anthropicReady={!!state.model?.keyPresent} />
-              ))}
-            </ul>
+            <>
+              <QueueStarter cases={state.cases} selected={selected} onStarted={() => setSelected(new Set())} anthropicReady={!!state.model?.keyPresent} />
+              <ul className="case-list">
+                {cases.map((c) => (
+                  <CaseRow
+                    key={c.file}
+                    summary={c}
+                    portal={portals.get(c.portal)}
+                    liveRun={runs.find((v) => isLive(v) && v.run.caseId === c.caseId)}
+                    anthropicReady={!!state.model?.keyPresent}
+                    selected={selected.has(c.file)}
+                    onSelect={() => toggle(c.file)}
+                  />
+                ))}
+              </ul>
+            </>
           )}
         </section>
       </div>
@@ -124,7 +149,90 @@ function RunTable({ runs }: { runs: RunView[] }) {
   );
 }
 
-function CaseRow({ summary, portal, liveRun, anthropicReady }: { summary: CaseSummary; portal: PortalSummary | undefined; liveRun: RunView | undefined; anthropicReady: boolean }) {
+/**
+ * The day's queue from the case files: the ones ticked, or every case file of a folder, run as a
+ * batch (at most N at once, one run per client and portal at a time).
+ */
+function QueueStarter({ cases, selected, onStarted, anthropicReady }: { cases: readonly CaseSummary[]; selected: ReadonlySet<string>; onStarted: () => void; anthropicReady: boolean }) {
+  const model = useModel();
+  const folders = [...new Set(cases.map((c) => (c.file.includes('/') ? c.file.slice(0, c.file.lastIndexOf('/')) : '')))].sort();
+  const [folder, setFolder] = useState(folders[0] ?? '');
+  const [concurrency, setConcurrency] = useState(2);
+  const [planner, setPlanner] = useState<'rules' | 'anthropic'>('rules');
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const start = async (what: { files: string[] } | { folder: string }) => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      model.showQueue(await model.api.startQueue({ ...what, concurrency, planner }));
+      onStarted();
+      window.scrollTo({ top: 0 });
+    } catch (err) {
+      setProblem(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const inFolder = cases.filter((c) => (c.file.includes('/') ? c.file.slice(0, c.file.lastIndexOf('/')) : '') === folder).length;
+  return (
+    <div className="queue-starter" aria-label="Run as a queue">
+      <div className="queue-starter-row">
+        <label className="inline-label">
+          At once
+          <select value={concurrency} onChange={(e) => setConcurrency(Number(e.target.value))} aria-label="Cases at once">
+            {[1, 2, 3, 4].map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline-label">
+          Planner
+          <select value={planner} onChange={(e) => setPlanner(e.target.value as 'rules' | 'anthropic')} aria-label="Planner for the queue">
+            <option value="rules">rules (offline)</option>
+            <option value="anthropic" disabled={!anthropicReady}>
+              Claude{anthropicReady ? '' : ' (no API key)'}
+            </option>
+          </select>
+        </label>
+        <button type="button" className="btn btn-primary" disabled={busy || selected.size === 0} onClick={() => void start({ files: [...selected] })}>
+          {selected.size === 0 ? 'Tick case files to queue them' : `Run ${selected.size} as a queue`}
+        </button>
+      </div>
+      <div className="queue-starter-row">
+        <select value={folder} onChange={(e) => setFolder(e.target.value)} aria-label="Folder to queue">
+          {folders.map((f) => (
+            <option key={f} value={f}>
+              {f === '' ? 'the cases folder' : `folder ${f}`}
+            </option>
+          ))}
+        </select>
+        <button type="button" className="btn btn-secondary" disabled={busy || inFolder === 0} onClick={() => void start({ folder })}>
+          Run the folder ({inFolder})
+        </button>
+      </div>
+      {problem && <p className="problem">{problem}</p>}
+    </div>
+  );
+}
+
+function CaseRow({
+  summary,
+  portal,
+  liveRun,
+  anthropicReady,
+  selected,
+  onSelect,
+}: {
+  summary: CaseSummary;
+  portal: PortalSummary | undefined;
+  liveRun: RunView | undefined;
+  anthropicReady: boolean;
+  selected: boolean;
+  onSelect: () => void;
+}) {
   const model = useModel();
   const [planner, setPlanner] = useState<'rules' | 'anthropic'>('rules');
   const [layout, setLayout] = useState<'original' | 'redesigned'>('original');
@@ -147,8 +255,11 @@ function CaseRow({ summary, portal, liveRun, anthropicReady }: { summary: CaseSu
   };
 
   return (
-    <li className={`case-row${summary.problem ? ' case-broken' : ''}`} data-case={summary.caseId}>
-      <div className="case-id">{summary.displayName ?? summary.caseId}</div>
+    <li className={`case-row${summary.problem ? ' case-broken' : ''}${selected ? ' case-selected' : ''}`} data-case={summary.caseId}>
+      <div className="case-title">
+        {!summary.problem && <input type="checkbox" className="case-tick" checked={selected} onChange={onSelect} aria-label={`Queue ${summary.caseId}`} />}
+        <span className="case-id">{summary.displayName ?? summary.caseId}</span>
+      </div>
       <div className="sub">
         {summary.caseId} · {portal?.name ?? summary.portal} · {summary.task}
       </div>

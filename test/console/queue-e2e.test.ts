@@ -1,0 +1,190 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../src/agent/browser/chromium';
+import type { ConsoleService } from '../../src/console/console-service';
+import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
+import { openStore } from '../../src/store';
+import type { Lab } from '../../lab';
+import { LabHandle } from '../../lab/demo/lab-portals';
+import type { QueueView, RunView } from '../../src/shared/console-api';
+import { ensureRendererBuilt } from './renderer-build';
+import { CASES_DIR, openTestService, REPO, tempDir } from './support';
+
+/**
+ * The day's queue in the browser console (issue 17), in real Chromium against the portal lab: the
+ * clerk starts one case by hand (the Run screen opens at once, its start-up phases showing before
+ * the first step), then runs a folder of six as a queue, three at once. Two cases of one client
+ * never run at the same time (nor a queued case beside the clerk's own run of its client), each
+ * case's state shows in the queue, the clerk approves each submit, and all six end done.
+ * Screens at 1280×720 under test-artifacts/console/queue-*.png.
+ */
+const ARTIFACTS = join(REPO, 'test-artifacts/console');
+const RUN_MS = 300_000;
+
+/** The six cases of the day: two clients twice, one client the clerk also runs by hand, one once. Copies of the shops cases with their own ids. */
+const DAY = [
+  ['shops-renewal-anand-bakery', 'day-anand-1'],
+  ['shops-renewal-anand-bakery', 'day-anand-2'],
+  ['shops-renewal-meera-kulkarni', 'day-meera-1'],
+  ['shops-renewal-meera-kulkarni', 'day-meera-2'],
+  ['shops-renewal-srinivas-iyer', 'day-srinivas'],
+  ['shops-renewal-venkateswara-emporium', 'day-venkateswara'],
+] as const;
+const BY_HAND = 'shops-renewal-srinivas-iyer';
+
+let labHandle: LabHandle;
+let lab: Lab;
+let service: ConsoleService;
+let storeDir: string;
+let server: ConsoleServer;
+let browser: Browser;
+let page: Page;
+const pageProblems: string[] = [];
+/** Every queue view the service pushed, in order. */
+const seen: QueueView[] = [];
+
+async function expectText(locator: Locator, pattern: RegExp, timeout = 20_000): Promise<void> {
+  await expect.poll(() => locator.innerText({ timeout: 1000 }).catch(() => ''), { timeout }).toMatch(pattern);
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+}
+
+async function runsTab(): Promise<void> {
+  await page.locator('nav.topbar').getByRole('link', { name: 'Runs', exact: true }).click();
+}
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const cases = tempDir('pd-queue-cases-');
+  mkdirSync(join(cases, 'today'));
+  for (const [from, caseId] of DAY) {
+    const file = JSON.parse(readFileSync(join(CASES_DIR, `${from}.json`), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(cases, 'today', `${caseId}.json`), JSON.stringify({ ...file, caseId }, null, 2));
+  }
+  writeFileSync(join(cases, `${BY_HAND}.json`), readFileSync(join(CASES_DIR, `${BY_HAND}.json`)));
+  labHandle = new LabHandle();
+  lab = await labHandle.get();
+  ({ service, dir: storeDir } = await openTestService({ demo: labHandle, casesDir: cases }));
+  service.subscribe((event) => {
+    if (event.type === 'queue') seen.push(event.queue);
+  });
+  server = await startConsoleServer({ service });
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  page = await context.newPage();
+  page.on('pageerror', (err) => pageProblems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageProblems.push(`console error: ${m.text()}`);
+  });
+  await page.goto(server.url);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await service?.close();
+  await labHandle?.stop();
+}, 60_000);
+
+describe('the day’s queue in the browser console', { retry: 0 }, () => {
+  it(
+    'Start run opens the Run screen at once with its start-up phases; a folder of six runs as a queue, three at once, one run per client, each state shown, all done',
+    async ({ onTestFailed }) => {
+      onTestFailed(async () => {
+        const views = (await service.handle('listRuns', {}).catch(() => [])) as RunView[];
+        console.error(`[queue e2e] runs:\n${views.map((v) => `  ${v.run.id} ${v.run.caseId} ${v.run.status}: ${v.run.reason ?? ''}`).join('\n')}`);
+        await page.screenshot({ path: join(ARTIFACTS, 'failed-queue.png') }).catch(() => undefined);
+      });
+      // By hand first: the Run screen is there before the browser is (the header says what is happening).
+      await page.locator(`[data-case="${BY_HAND}"]`).getByRole('button', { name: `Start ${BY_HAND}` }).click();
+      await page.waitForURL(/#\/run\/run-/, { timeout: 3_000 });
+      const phases = page.getByRole('list', { name: 'Starting the run' });
+      await phases.waitFor({ timeout: 3_000 });
+      expect(await page.locator('.status-header .status-word').innerText()).toMatch(/^(Starting|Running)$/);
+      expect(await phases.locator('li').allInnerTexts()).toEqual(['Starting the browser', 'Opening the portal', 'Signing in by code', 'Reading the page']);
+      await shot('queue-run-starting');
+      const byHandRun = decodeURIComponent(new URL(page.url()).hash.replace('#/run/', ''));
+
+      // The folder as a queue, three at once.
+      await runsTab();
+      await page.getByRole('combobox', { name: 'Folder to queue' }).selectOption('today');
+      await page.getByRole('combobox', { name: 'Cases at once' }).selectOption('3');
+      await page.getByRole('button', { name: 'Run the folder (6)' }).click();
+      const panel = page.locator('.queue-panel');
+      await panel.waitFor();
+      await expect.poll(() => panel.locator('tr[data-entry]').count()).toBe(6);
+      // The queued Srinivas case waits for the clerk's own run of that client, and says so.
+      await expectText(panel.locator('tr[data-entry="day-srinivas"] .reason'), /another run of srinivas-iyer on shops is in progress|Waiting for its turn/);
+
+      // The clerk approves each submit as it comes, from the queue's "Answer →" links and the waiting strip.
+      let shotMixed = false;
+      const deadline = Date.now() + RUN_MS * 2;
+      for (;;) {
+        const states = await panel.locator('tr[data-entry]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-state')));
+        const hand = ((await service.handle('getRun', { runId: byHandRun })) as RunView).run.status;
+        if (states.every((s) => s === 'done' || s === 'not_done') && hand !== 'running' && hand !== 'queued' && hand !== 'awaiting_approval') break;
+        expect(Date.now(), `queue still at ${states.join(', ')}`).toBeLessThan(deadline);
+        if (!shotMixed && states.includes('waiting_clerk') && states.includes('waiting') && states.some((s) => s === 'running')) {
+          await shot('queue-running');
+          shotMixed = true;
+        }
+        const waiting = page.locator('.waiting-strip .waiting-link');
+        if ((await waiting.count()) > 0) {
+          await waiting.first().click();
+          const card = page.locator('.approval-card');
+          await card.waitFor({ timeout: 30_000 });
+          await expectText(card.locator('.approval-element'), /Submit/);
+          await page.keyboard.press('a');
+          await card.waitFor({ state: 'detached', timeout: 60_000 });
+          await runsTab();
+          await panel.waitFor();
+        } else {
+          await page.waitForTimeout(500);
+        }
+      }
+      await runsTab();
+      await expect.poll(() => panel.locator('tr[data-state="done"]').count(), { timeout: 10_000 }).toBe(6);
+      await expectText(panel.locator('h2'), /6 of 6 finished/);
+      await shot('queue-done');
+
+      // Per-client concurrency as the service showed it: never two live cases of one client, never more than three at once, and more than one at some point.
+      let most = 0;
+      for (const view of seen) {
+        const live = view.entries.filter((e) => e.state === 'running' || e.state === 'waiting_clerk');
+        most = Math.max(most, live.length);
+        expect(live.length).toBeLessThanOrEqual(3);
+        const clients = live.map((e) => e.clientId);
+        expect(new Set(clients).size, `two cases of one client at once: ${clients.join(', ')}`).toBe(clients.length);
+      }
+      expect(most).toBeGreaterThanOrEqual(2);
+      expect(seen.some((v) => v.entries.some((e) => e.state === 'waiting_clerk'))).toBe(true);
+      expect(seen.some((v) => v.entries.some((e) => e.state === 'waiting'))).toBe(true);
+
+      // And as the store recorded it: the runs of one client never overlap in time (the clerk's own run included).
+      const store = openStore(join(storeDir, 'runs.sqlite'), { readOnly: true });
+      try {
+        const runs = await store.listRuns();
+        expect(runs.filter((r) => r.status === 'done')).toHaveLength(7);
+        const byClient = new Map<string, { from: number; to: number }[]>();
+        for (const r of runs) byClient.set(r.clientId, [...(byClient.get(r.clientId) ?? []), { from: Date.parse(r.startedAt), to: Date.parse(r.endedAt!) }]);
+        for (const [client, spans] of byClient) {
+          spans.sort((a, b) => a.from - b.from);
+          for (let i = 1; i < spans.length; i++) expect(spans[i]!.from, `runs of ${client} overlap`).toBeGreaterThanOrEqual(spans[i - 1]!.to);
+        }
+        expect(byClient.get('anand-bakery')).toHaveLength(2);
+        expect(byClient.get('srinivas-iyer')).toHaveLength(2);
+      } finally {
+        store.close();
+      }
+      expect(lab.submissions({ clientId: 'anand-bakery' })).toHaveLength(2);
+      expect(lab.submissions({ clientId: 'meera-kulkarni' })).toHaveLength(2);
+      expect(pageProblems).toEqual([]);
+    },
+    RUN_MS * 3,
+  );
+});
