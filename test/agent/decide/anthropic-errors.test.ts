@@ -114,6 +114,49 @@ describe('the anthropic planner under API errors', () => {
     expect(JSON.stringify(third[third.length - 1])).toContain('had no act_on_page call');
   });
 
+  it('never sends an empty reply back as an empty assistant message: the same turn goes again, asking for the call', async () => {
+    const server = await serve([reply.toolUse(GOOD), reply.empty(), reply.empty(), reply.toolUse(GOOD)]);
+    const planner = plannerFor(server, { maxInvalidOutputs: 3 });
+    planner.start(CASE);
+    const first = await planner.decide(input(0, detailsPage('r10')));
+    const second = await planner.decide(input(1, detailsPage('r11'), [{ action: first.turn.actions[0]!, verdict: { verdict: 'allow', rule: 'guard', reason: 'test' }, outcome: { status: 'done', ms: 1 } }]));
+    expect(second.turn).toEqual({ reasoning: GOOD.reasoning, actions: GOOD.actions });
+    expect(server.requests).toHaveLength(4);
+    // Every request is the first turn, its answer and the same page turn: no empty assistant message in between.
+    for (const request of server.requests.slice(2)) {
+      expect(messagesOf(request).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+      const [result] = blocks(messagesOf(request)[2]) as [WireBlock];
+      expect(blocks(messagesOf(request)[2])).toHaveLength(1);
+      // The reminder goes inside the tool_result (text after a tool_result teaches empty turns), once.
+      expect(result).toMatchObject({ type: 'tool_result' });
+      expect(JSON.stringify(result).split('had no act_on_page call')).toHaveLength(2);
+    }
+  });
+
+  it('leaves out of the echo an empty text block the reply held (a request may not carry one)', async () => {
+    const withEmptyText = reply.toolUse(GOOD);
+    withEmptyText.body['content'] = [{ type: 'text', text: '', citations: null }, ...(withEmptyText.body['content'] as WireBlock[])];
+    const server = await serve([withEmptyText, reply.toolUse(GOOD)]);
+    const planner = plannerFor(server);
+    planner.start(CASE);
+    const first = await planner.decide(input(0, detailsPage('r10')));
+    await planner.decide(input(1, detailsPage('r11'), [{ action: first.turn.actions[0]!, verdict: { verdict: 'allow', rule: 'guard', reason: 'test' }, outcome: { status: 'done', ms: 1 } }]));
+    expect(server.requests).toHaveLength(2);
+    expect(blocks(messagesOf(server.requests[1]!)[1]).map((block) => block.type)).toEqual(['tool_use']);
+  });
+
+  it('answers a call to an unknown tool with an error result that carries the reminder, and nothing after it', async () => {
+    const server = await serve([reply.toolUse({ url: 'https://x.test' }, { name: 'browse' }), reply.toolUse(GOOD)]);
+    const planner = plannerFor(server);
+    planner.start(CASE);
+    await planner.decide(input(0, detailsPage('r10')));
+    const answer = blocks(messagesOf(server.requests[1]!)[2]);
+    expect(answer).toHaveLength(1);
+    expect(answer[0]).toMatchObject({ type: 'tool_result', is_error: true });
+    expect(String(answer[0]?.['content'])).toContain('Unknown tool "browse"');
+    expect(String(answer[0]?.['content'])).toContain('had no act_on_page call');
+  });
+
   it('retries once with more tokens after a max_tokens stop', async () => {
     const server = await serve([reply.maxTokens(), reply.toolUse(GOOD)]);
     const planner = plannerFor(server, { maxTokens: 1_000, maxTokensCeiling: 4_000 });

@@ -85,6 +85,10 @@ export const reply = {
   text(text: string, options: MessageOptions = {}): Reply {
     return message([{ type: 'text', text, citations: null }], 'end_turn', options);
   },
+  /** A reply with no content at all, `stop_reason: end_turn` (what a model sometimes sends after a tool result). */
+  empty(options: MessageOptions = {}): Reply {
+    return message([], 'end_turn', options);
+  },
   /** A structured output (output_config.format): the JSON as the text block. */
   json(value: unknown, options: MessageOptions = {}): Reply {
     return message([{ type: 'text', text: JSON.stringify(value), citations: null }], 'end_turn', options);

@@ -56,6 +56,35 @@ interface RunState {
   story: string[];
 }
 
+/**
+ * A reply's blocks as a request may carry them: a text block that is empty or only whitespace is
+ * refused in a request ("text content blocks must be non-empty"), though a reply may hold one.
+ */
+function sendable(blocks: ContentBlockParam[]): ContentBlockParam[] {
+  return blocks.filter((block) => !(block.type === 'text' && block.text.trim() === ''));
+}
+
+/**
+ * The user turn again, asking for the tool call: inside its last tool_result when it ends with
+ * one (text after tool_result blocks teaches the model to end its turns empty), else as a text
+ * block. Asked once, however many times the turn goes again.
+ */
+function withNudge(message: MessageParam & { role: 'user' }): MessageParam & { role: 'user' } {
+  const content: ContentBlockParam[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
+  const nudge: TextBlockParam = { type: 'text', text: NO_TOOL_CALL_NUDGE };
+  const said = (blocks: readonly unknown[]) => blocks.some((block) => (block as TextBlockParam).type === 'text' && (block as TextBlockParam).text === NO_TOOL_CALL_NUDGE);
+  const last = content[content.length - 1];
+  if (last?.type === 'tool_result') {
+    const inner = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : (last.content ?? []);
+    if (said(inner)) return message;
+    content[content.length - 1] = { ...last, content: [...inner, nudge] };
+  } else {
+    if (said(content)) return message;
+    content.push(nudge);
+  }
+  return { role: 'user', content };
+}
+
 /** Continuations of a turn the API paused (`pause_turn`) before the planner gives up on it. */
 const MAX_PAUSE_CONTINUATIONS = 3;
 
@@ -192,19 +221,28 @@ export class AnthropicPlanner implements Planner {
         throw new PlannerError('budget', `The conversation no longer fits ${message.model}'s context window while ${doing}. Lower tokenBudget. No action was taken for this step.`, log.mustCall());
       }
 
-      // The assistant turn goes back exactly as it came (thinking blocks and all, a paused start included).
-      const content = [...paused, ...(message.content as ContentBlockParam[])];
+      // The assistant turn goes back as it came (thinking blocks and all, a paused start included),
+      // less the empty text blocks a reply may hold and a request may not.
+      const content = sendable([...paused, ...(message.content as ContentBlockParam[])]);
       paused = [];
       pauses = 0;
+      if (content.length === 0) {
+        // Nothing to commit: an empty assistant message is refused by the API ("all messages must
+        // have non-empty content"). The same user turn goes again, asking for the call.
+        this.countInvalid(run, 'an empty reply', log);
+        outgoing = withNudge(outgoing);
+        continue;
+      }
       run.conversation.commit(outgoing, { role: 'assistant', content });
       const toolUses = content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
       const act = toolUses.find((block) => block.name === ACT_ON_PAGE);
       const notRun = (id: string) => (id === act?.id ? '' : `Not run: only the first ${ACT_ON_PAGE} call of a reply is used.`);
 
       if (!act) {
-        run.pending = { ids: toolUses.map((block) => block.id), acceptedId: null, errors: new Map(toolUses.map((block) => [block.id, `Unknown tool "${block.name}"; the only tool is ${ACT_ON_PAGE}.`])) };
+        // The reminder goes inside the error results when there are any: text after tool_result blocks teaches the model to end its turns empty.
+        run.pending = { ids: toolUses.map((block) => block.id), acceptedId: null, errors: new Map(toolUses.map((block) => [block.id, `Unknown tool "${block.name}"; the only tool is ${ACT_ON_PAGE}. ${NO_TOOL_CALL_NUDGE}`])) };
         this.countInvalid(run, 'a reply without an act_on_page call', log);
-        outgoing = { role: 'user', content: [...this.answerPending(run, null), { type: 'text', text: NO_TOOL_CALL_NUDGE }] };
+        outgoing = { role: 'user', content: toolUses.length > 0 ? this.answerPending(run, null) : [{ type: 'text', text: NO_TOOL_CALL_NUDGE }] };
         continue;
       }
       const parsed = parseActOnPage(act.input);
