@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
@@ -7,7 +6,7 @@ import { ReadOnlyTask, type ReadExtractor, type ReadTaskResult } from '../agent/
 import { taskKindOf } from '../shared/case-file';
 import { FINAL_STATUSES } from '../shared/run';
 import { openClientContext } from './client-context';
-import { receiptFolder } from './receipt-folder';
+import { receiptFolder, receiptsHome } from './receipt-folder';
 import type { RunRequest, RunServices } from './run-service';
 
 /**
@@ -78,7 +77,7 @@ export async function executeReadRun(services: RunServices, request: RunRequest)
     extractor,
     loginStates: services.loginStates,
     // Beside the SQLite file, or in this desk's data folder for the office store (as a form run keeps them).
-    receipts: receiptFolder(store.localFolder ?? dirname(store.path)),
+    receipts: receiptFolder(receiptsHome(store)),
     listener: request.listener,
     firstStep,
   });

@@ -1,6 +1,8 @@
 import { chmodSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeOwnerOnly } from '../base/owner-only-file';
+import { PortalDeskError } from '../base/portal-desk-error';
+import type { Store } from '../store';
 import type { ReceiptKeeper } from '../agent/loop/run-options';
 import { receiptExtension } from '../agent/portal/receipt';
 
@@ -22,3 +24,17 @@ export function receiptFolder(folder: string): ReceiptKeeper {
     },
   };
 }
+
+/**
+ * The folder on this desk whose `receipts/` keeps a run's receipts: the store's own desk folder;
+ * for a SQLite store without one, the database file's folder. An office store (PostgreSQL) has no
+ * file to sit beside: opened without a desk folder it is refused here, rather than receipts
+ * landing in a folder named after the database's address under whatever the working folder is.
+ */
+export function receiptsHome(store: Pick<Store, 'localFolder' | 'kind' | 'path'>): string {
+  if (store.localFolder) return store.localFolder;
+  if (store.kind === 'postgres') throw new ReceiptsHomeError(`The office store ${store.path} was opened without a folder on this desk for receipts; open it with its desk folder (localFolder)`);
+  return dirname(store.path);
+}
+
+class ReceiptsHomeError extends PortalDeskError {}

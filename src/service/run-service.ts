@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
 import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
@@ -20,7 +19,7 @@ import { createPlanner, type PlannerKind } from './planners';
 import { executeReadRun } from './read-run';
 import type { RouteStore } from '../shared/route';
 import { openClientContext } from './client-context';
-import { receiptFolder } from './receipt-folder';
+import { receiptFolder, receiptsHome } from './receipt-folder';
 
 /** What one run needs from its composition root (the CLI, the console, a batch). */
 export interface RunServices {
@@ -139,7 +138,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     clerkValues,
     loginStates: services.loginStates,
     // Beside the SQLite file, or in this desk's data folder for the office store.
-    receipts: receiptFolder(store.localFolder ?? dirname(store.path)),
+    receipts: receiptFolder(receiptsHome(store)),
     gate,
   });
   relay.loop = loop;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendHead, runExportText, saveRunReport, writeOwnerOnly } from '../../src/audit';
 import { sha256Hex } from '../../src/base/canonical-json';
-import { receiptFolder } from '../../src/service/receipt-folder';
+import { receiptFolder, receiptsHome } from '../../src/service/receipt-folder';
 import { openStore } from '../../src/store';
 import { buildStep, newRun, png } from '../store/fixtures';
 import { tempDir } from './support';
@@ -96,5 +96,12 @@ describe('owner-only files', () => {
     expect(modeOf(kept)).toBe(0o600);
     expect(readFileSync(elsewhere, 'utf8')).toBe('not a receipt');
     expect(modeOf(elsewhere)).toBe(0o644);
+  });
+
+  it('receipts go to the desk folder of the store, beside a SQLite file without one, and never beside a database address', () => {
+    expect(receiptsHome({ kind: 'sqlite', path: '/srv/desk/runs.sqlite' })).toBe('/srv/desk');
+    expect(receiptsHome({ kind: 'postgres', path: 'postgres://clerk@db.office.example/desk', localFolder: '/home/clerk/.portal-desk' })).toBe('/home/clerk/.portal-desk');
+    // Before, this made a folder named 'postgres:/clerk@db.office.example' under the working folder.
+    expect(() => receiptsHome({ kind: 'postgres', path: 'postgres://clerk@db.office.example/desk' })).toThrow(/without a folder on this desk for receipts/);
   });
 });
