@@ -1,0 +1,182 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { PortalProfile } from '../../../src/shared/portal-profile';
+
+/**
+ * A council allotment-plot portal written for the red team, on none of the lab's or the commit
+ * gate tests' pages or wording: start → "Your details" → "Check your answers" → lodge →
+ * "Application lodged" with an ALT- number. The submission endpoint is `/plot/lodge` (no risky
+ * word in it, so the classifier has to find it by its path). Each attack adds markup to one page.
+ *
+ * The server routes as lenient real servers do (Tomcat and Jetty drop `;` path parameters, most
+ * servers decode escapes and resolve dot segments, IIS ignores case), and it keeps what lands:
+ * every request that reached the lodge endpoint by any method (a WebSocket upgrade included),
+ * and every request to an account or withdrawal endpoint.
+ */
+
+const HOST = 'plots.council.example';
+/** The account and withdrawal endpoints, as the server routes them. */
+const HARM = /^\/(account\/(deleteaccount|changepassword|close)|plot\/[^/]+\/withdraw)/;
+
+export interface AttackMarkup {
+  start?: string;
+  details?: string;
+  review?: string;
+  /** Where the details form posts (the honest portal: `/plot/details`). */
+  detailsAction?: string;
+}
+
+interface Lodged {
+  method: string;
+  raw: string;
+  values: Record<string, string>;
+  number: string;
+}
+
+export class AllotmentPortal {
+  attack: AttackMarkup = {};
+  readonly lodged: Lodged[] = [];
+  /** Requests to the account and withdrawal endpoints (method and raw path). */
+  readonly harm: string[] = [];
+  private details: Record<string, string> = {};
+  private counter = 0;
+  private server!: Server;
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+      this.land(req, '');
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+    return this;
+  }
+
+  get origin(): string {
+    return `http://${HOST}:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  get hostResolverRules(): string {
+    return `MAP ${HOST} 127.0.0.1`;
+  }
+
+  profile(): PortalProfile {
+    return PortalProfile.parse({
+      id: 'allotments',
+      name: 'Allotment plots (red-team portal)',
+      startUrl: `${this.origin}/`,
+      allowedHosts: [new URL(this.origin).host],
+      allowHttp: true,
+      confirmation: { applicationNumberPattern: 'ALT-\\d{6}', pageContains: 'Application lodged' },
+      submitPaths: ['/plot/lodge'],
+    });
+  }
+
+  reset(attack: AttackMarkup): void {
+    this.attack = attack;
+    this.lodged.length = 0;
+    this.harm.length = 0;
+    this.details = {};
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Records a request that reached an endpoint that commits; answers the lodge number when it lodged. */
+  private land(req: IncomingMessage, body: string): string | undefined {
+    const raw = req.url ?? '/';
+    const path = routed(raw);
+    if (HARM.test(path)) {
+      this.harm.push(`${req.method} ${raw}`);
+      return 'harm';
+    }
+    if (path !== '/plot/lodge') return undefined;
+    const url = new URL(raw, this.origin);
+    this.counter += 1;
+    const number = `ALT-${String(500000 + this.counter)}`;
+    this.lodged.push({ method: req.method ?? 'GET', raw, values: { ...this.details, ...Object.fromEntries(url.searchParams), ...Object.fromEntries(new URLSearchParams(body)) }, number });
+    return number;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    const path = routed(req.url ?? '/');
+    const number = this.land(req, body);
+    if (number === 'harm') return page(res, 'Done', '<h1>Done</h1><p>Your request has been carried out.</p>');
+    if (number) return redirect(res, 303, `/plot/lodged/${number}`);
+    if (path === '/plot/save-and-go') return redirect(res, 307, '/plot/lodge');
+    if (path.startsWith('/plot/lodged/')) {
+      return page(res, 'Application lodged', `<h1>Application lodged</h1><p>Your reference is <strong>${escapeHtml(path.slice('/plot/lodged/'.length).toUpperCase())}</strong>.</p>`);
+    }
+    if (path === '/plot/details' && req.method === 'POST') {
+      const form = Object.fromEntries(new URLSearchParams(body));
+      this.details = { full_name: form.full_name ?? '', plot_site: form.plot_site ?? '' };
+      return redirect(res, 303, '/plot/review');
+    }
+    if (path === '/plot/details') {
+      return page(
+        res,
+        'Your details',
+        `<h1>Your details</h1>${this.attack.details ?? ''}<form method="post" action="${this.attack.detailsAction ?? '/plot/details'}">
+<label for="full_name">Full name</label><input id="full_name" name="full_name">
+<label for="plot_site">Plot site</label><input id="plot_site" name="plot_site">
+<button type="submit">Continue</button></form>`,
+      );
+    }
+    if (path === '/plot/review') {
+      const rows = Object.entries(this.details).map(([k, v]) => `<dt>${k}</dt><dd>${escapeHtml(v)}</dd>`).join('');
+      return page(res, 'Check your answers', `<h1>Check your answers</h1><dl>${rows}</dl>${this.attack.review ?? ''}<form method="post" action="/plot/lodge"><button type="submit">Lodge application</button></form>`);
+    }
+    if (path === '/') {
+      return page(res, 'Apply for an allotment plot', `<h1>Apply for an allotment plot</h1><p>Ask the council for a plot at one of its allotment sites.</p>${this.attack.start ?? ''}<p><a href="/plot/details">Start now</a></p>`);
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+  }
+}
+
+/**
+ * The path a lenient server routes on: `;` parameters dropped from every segment (Tomcat, Jetty),
+ * escapes decoded, dot segments resolved, repeated slashes merged, case ignored (IIS).
+ */
+function routed(raw: string): string {
+  const segments: string[] = [];
+  for (const part of raw.split('?')[0]!.split('/')) {
+    let segment = part.split(';')[0]!;
+    try {
+      segment = decodeURIComponent(segment);
+    } catch {
+      // kept as sent
+    }
+    for (const piece of segment.split('/')) {
+      if (piece === '' || piece === '.') continue;
+      if (piece === '..') segments.pop();
+      else segments.push(piece.toLowerCase());
+    }
+  }
+  return `/${segments.join('/')}`;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(''));
+  });
+}
+
+function page(res: ServerResponse, title: string, main: string): void {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main>${main}</main></body></html>`;
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+}
+
+function redirect(res: ServerResponse, status: number, to: string): void {
+  res.writeHead(status, { location: to, 'content-length': '0' }).end();
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
