@@ -13,6 +13,7 @@ import { routeRun, routeStore } from './support';
 
 const LEARN = 'shops-renewal-anand-bakery.json';
 const FOLLOW = 'shops-renewal-meera-kulkarni.json';
+const SAME_AS = 'correspondence_same_as_business';
 
 let bench: EngineBench;
 let routes: ReturnType<typeof routeStore>;
@@ -62,6 +63,30 @@ describe('a route run and the guard', () => {
     const press = run.records.flatMap((s) => s.actions.map((a) => ({ a, source: s.source }))).find(({ a }) => a.action.type === 'press');
     expect(press).toMatchObject({ source: 'route', a: { verdict: { verdict: 'needs_approval', rule: 'risky-control' }, approval: { decision: 'deny' }, outcome: { status: 'denied' } } });
     expect(bench.lab.attackRecords().portalPosts.filter((p) => p.clientId === 'meera-kulkarni' && p.path.includes('submit'))).toEqual([]);
+  }, 180_000);
+
+  it('a route edited to set a box by itself against the case (the same-as box ticked, its field dropped) is not followed on that page: the planner decides it and the submission is the case', async () => {
+    // Route data that types no value and presses nothing risky, yet answers a case field for the
+    // client: the guard judges a tick without a field only for declaration and risky words.
+    const tampered: Route = structuredClone(learned);
+    const at = tampered.steps.findIndex((s) => s.actions.some((a) => a.type === 'check' && a.field === SAME_AS));
+    expect(at).toBeGreaterThanOrEqual(0);
+    const actions = tampered.steps[at]!.actions;
+    const i = actions.findIndex((a) => a.type === 'check' && a.field === SAME_AS);
+    const bound = actions[i] as Extract<Route['steps'][number]['actions'][number], { type: 'check' }>;
+    actions[i] = { type: 'check', control: bound.control, checked: true };
+    await restore(tampered);
+    const follow = bench.caseFile(FOLLOW);
+    expect(follow.fields[SAME_AS]).toBe(false);
+    const run = await routeRun(bench, follow, routes);
+    expect(run.status, run.reason).toBe('done');
+    expect(run.submissions).toBe(1);
+    expect(run.mismatches).toEqual([]);
+    expect(run.plannerCalls).toBe(1);
+    expect(run.route?.fallbacks).toEqual([expect.stringMatching(/sets .* by itself, and case field "correspondence_same_as_business" answers it/)]);
+    // Nothing of the run ticked the box: the planner's turn on that page left it as the case says.
+    const ticks = run.records.flatMap((s) => s.actions).filter((a) => a.action.type === 'check' && a.action.checked && /same as/i.test(a.element ?? ''));
+    expect(ticks).toEqual([]);
   }, 180_000);
 
   it('a route edited in the database (a goto, off the schema) is not followed: the planner decides every page, the run ends done and a fresh route replaces it', async () => {

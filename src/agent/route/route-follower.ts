@@ -111,7 +111,7 @@ export class RouteFollower implements Planner {
     const entry: RouteTraceEntry = { index: input.step, source: 'planner', ...(why ? { why } : {}) };
     const actions = Array.isArray(result.turn?.actions) ? result.turn.actions.filter((a) => Action.safeParse(a).success) : [];
     if (actions.length === result.turn?.actions?.length) {
-      const learned = learnStep({ observation: input.observation, actions, values, names: this.names, scrub });
+      const learned = learnStep({ observation: input.observation, actions, values, names: this.names, scrub, cover: this.caseView });
       if ('step' in learned) entry.step = learned.step;
       else entry.notLearned = learned.unlearnable;
     } else {
@@ -133,7 +133,7 @@ export class RouteFollower implements Planner {
         firstDifference ??= same.difference;
         continue;
       }
-      const resolved = resolveStep({ step, observation, values, scrub, profile: this.options.profile });
+      const resolved = resolveStep({ step, observation, values, names: this.names!, cover: this.caseView!, scrub, profile: this.options.profile });
       if ('mismatch' in resolved) return { why: `route page ${k + 1}: ${resolved.mismatch}` };
       // A step cut at the turn's action cap is matched again on the next read (what is done is left out then).
       if (!resolved.partial) this.cursor = k + 1;

@@ -2,6 +2,8 @@ import type { Action } from '../../shared/action';
 import type { Control, Observation } from '../../shared/observation';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { ControlIdentity, RouteAction, RouteStep } from '../../shared/route';
+import type { CaseFile } from '../../shared/case-file';
+import { listedDeclaration } from '../guard/rules/declarations';
 import { findApplicationNumber } from '../portal/page-kind';
 import { normaliseLabel, type FieldNames } from '../decide/rules/field-names';
 import { identify, resolveIdentity } from './control-identity';
@@ -43,6 +45,33 @@ function boolValue(values: CaseValues, field: string | undefined): boolean | und
   return typeof v === 'boolean' ? v : undefined;
 }
 
+/** What of the case says which boxes may be ticked: its fields, their aliases and the declarations it lists. */
+type CaseCover = Pick<CaseFile, 'declarations' | 'fields' | 'aliases'>;
+
+/**
+ * Why a route may not set `control` to `checked` by itself (a `check` naming no case field), or
+ * undefined when it may: only to tick a declaration this case covers. A box a case field answers
+ * is set by that field, never by route data (a route edited, or learned from a turn that set it
+ * against the case, would answer the field for this client); any other tick or untick is a choice
+ * made once on another client's run, the planner's to make again on this one.
+ */
+function unbackedTick(control: Control, checked: boolean, values: CaseValues, names: FieldNames, cover: CaseCover): string | undefined {
+  const field = names.fieldFor(control.role === 'radio' ? control.group : control.name);
+  if (field !== undefined && Object.hasOwn(values, field)) return `the route sets ${control.label} by itself, and case field "${field}" answers it`;
+  if (checked && listedDeclaration(control, cover)) return undefined;
+  return `the route ${checked ? 'ticks' : 'unticks'} ${control.label}, which no declaration or field of this case covers`;
+}
+
+/**
+ * Why a route may not put case field `field` in `control`, or undefined when it may: the box's
+ * label (a radio's group) names another field of this case. A route never answers one field with
+ * another's value, whatever its data says.
+ */
+function otherField(control: Control, field: string, names: FieldNames): string | undefined {
+  const named = names.fieldFor(control.role === 'radio' ? control.group : control.name);
+  return named !== undefined && named !== field ? `the route puts case field "${field}" in ${control.label}, which case field "${named}" answers` : undefined;
+}
+
 interface LearnInput {
   observation: Observation;
   /** The planner's actions for this read, schema-valid. */
@@ -51,14 +80,16 @@ interface LearnInput {
   /** The case's field names and aliases: which control answers which field. */
   names: FieldNames;
   scrub: Scrubber;
+  cover: CaseCover;
 }
 
 /**
  * A planner's turn on one page, in route terms: each action by its control's identity and case
  * field, plus every control of the page the case answers that the planner left alone (a box this
  * client leaves unticked may need a tick for the next one), placed before the turn's first click.
- * Not learnable: a page showing errors, a turn with a `goto`, `ask` or `fail`, or an action whose
- * identity does not name the very control the planner chose on this live read.
+ * Not learnable: a page showing errors, a turn with a `goto`, `ask` or `fail`, a tick a route may
+ * not set by itself ({@link unbackedTick}), or an action whose identity does not name the very
+ * control the planner chose on this live read.
  */
 export function learnStep(input: LearnInput): { step: RouteStep } | { unlearnable: string } {
   const { observation, values, names, scrub } = input;
@@ -94,6 +125,8 @@ export function learnStep(input: LearnInput): { step: RouteStep } | { unlearnabl
         break;
       case 'check': {
         const bound = checkBinding(control, identity, action.checked, action.field, values, names, scrub);
+        const unbacked = bound ? undefined : unbackedTick(control, action.checked, values, names, input.cover);
+        if (unbacked) return { unlearnable: unbacked };
         if (bound?.type === 'choose') touchedGroups.add(bound.group);
         translated.push(bound ?? { type: 'check', control: identity, checked: action.checked });
         break;
@@ -166,6 +199,8 @@ interface ResolveInput {
   step: RouteStep;
   observation: Observation;
   values: CaseValues;
+  names: FieldNames;
+  cover: CaseCover;
   scrub: Scrubber;
   profile: PortalProfile;
 }
@@ -196,6 +231,8 @@ export function resolveStep(input: ResolveInput): { actions: Action[]; partial: 
         const radios = observation.controls.filter((c) => c.role === 'radio' && scrub.matches(ra.group, c.group));
         const picked = radios.filter((c) => labelSays(c, value));
         if (picked.length !== 1 || !picked[0]) return { mismatch: `group "${ra.group}" has ${picked.length === 0 ? 'no option' : 'more than one option'} for case field "${ra.field}"` };
+        const swapped = otherField(picked[0], ra.field, input.names);
+        if (swapped) return { mismatch: swapped };
         if (picked[0].checked === true) continue;
         actions.push({ type: 'check', ref: picked[0].ref, checked: true, field: ra.field });
         continue;
@@ -206,6 +243,8 @@ export function resolveStep(input: ResolveInput): { actions: Action[]; partial: 
     const found = resolveIdentity(ra.control, observation, scrub);
     if (!('control' in found)) return { mismatch: found.missing };
     const control = found.control;
+    const swapped = 'field' in ra && ra.field !== undefined ? otherField(control, ra.field, input.names) : undefined;
+    if (swapped) return { mismatch: swapped };
     switch (ra.type) {
       case 'click':
         actions.push({ type: 'click', ref: control.ref });
@@ -221,6 +260,8 @@ export function resolveStep(input: ResolveInput): { actions: Action[]; partial: 
         break;
       }
       case 'check': {
+        const unbacked = ra.field === undefined && ra.checked !== undefined ? unbackedTick(control, ra.checked, values, input.names, input.cover) : undefined;
+        if (unbacked) return { mismatch: unbacked };
         const wanted = ra.field !== undefined ? boolValue(values, ra.field) : ra.checked;
         if (wanted === undefined || (control.checked === true) === wanted) break;
         actions.push({ type: 'check', ref: control.ref, checked: wanted, ...(ra.field !== undefined ? { field: ra.field } : {}) });

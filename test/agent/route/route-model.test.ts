@@ -37,7 +37,10 @@ function ownerPage(name: string) {
 
 const A = { owner_name: 'Anand Raghavan', address_line_1: '27 Radhakrishnan Salai', address_line_2: 'Mylapore', open_on_sundays: false, establishment_category: 'Hotel or restaurant' };
 const B = { owner_name: 'Meera Kulkarni', address_line_1: '14 Karve Road', address_line_2: 'Kothrud', open_on_sundays: true, establishment_category: 'Shop' };
-const names = new FieldNames(Object.keys(A), { open_on_sundays: ['Open on Sundays'], establishment_category: ['Establishment category'] });
+const aliases = { open_on_sundays: ['Open on Sundays'], establishment_category: ['Establishment category'] };
+const names = new FieldNames(Object.keys(A), aliases);
+const coverA = { fields: A, aliases, declarations: [] };
+const coverB = { fields: B, aliases, declarations: ['I declare that the particulars given are true'] };
 
 describe('page signatures and control identities', () => {
   it('the same page for two clients has the same signature, and the route text holds neither client’s values', () => {
@@ -77,6 +80,7 @@ describe('learning a turn in field terms, and following it for another client', 
       values: A,
       names,
       scrub: new Scrubber(Object.values(A)),
+      cover: coverA,
     });
     if (!('step' in learned)) throw new Error(learned.unlearnable);
     const json = JSON.stringify(learned.step);
@@ -86,7 +90,7 @@ describe('learning a turn in field terms, and following it for another client', 
     expect(learned.step.actions[2]).toMatchObject({ control: { name: 'address line #', nth: 1, of: 2 } });
 
     const b = ownerPage('Meera Kulkarni');
-    const resolved = resolveStep({ step: learned.step, observation: b, values: B, scrub: new Scrubber(Object.values(B)), profile });
+    const resolved = resolveStep({ step: learned.step, observation: b, values: B, names, cover: coverB, scrub: new Scrubber(Object.values(B)), profile });
     if (!('actions' in resolved)) throw new Error(resolved.mismatch);
     const [bOwner, bLine1, bLine2, bSundays, bShop, , bNext] = b.controls;
     expect(resolved.actions).toEqual([
@@ -101,24 +105,76 @@ describe('learning a turn in field terms, and following it for another client', 
 
   it('leaves out what is already so, and a control the read lacks is a mismatch for the planner', () => {
     const a = ownerPage('Anand Raghavan');
-    const learned = learnStep({ observation: a, actions: [{ type: 'fill', ref: a.controls[0]!.ref, field: 'owner_name' }, { type: 'click', ref: a.controls[6]!.ref }], values: A, names, scrub: new Scrubber(Object.values(A)) });
+    const learned = learnStep({ observation: a, actions: [{ type: 'fill', ref: a.controls[0]!.ref, field: 'owner_name' }, { type: 'click', ref: a.controls[6]!.ref }], values: A, names, scrub: new Scrubber(Object.values(A)), cover: coverA });
     if (!('step' in learned)) throw new Error(learned.unlearnable);
     const b = ownerPage('Meera Kulkarni');
     b.controls[0] = { ...b.controls[0]!, value: 'Meera Kulkarni' };
-    const resolved = resolveStep({ step: learned.step, observation: b, values: B, scrub: new Scrubber(Object.values(B)), profile });
+    const resolved = resolveStep({ step: learned.step, observation: b, values: B, names, cover: coverB, scrub: new Scrubber(Object.values(B)), profile });
     expect('actions' in resolved && resolved.actions.some((x) => x.type === 'fill' && x.field === 'owner_name')).toBe(false);
     const without = ownerPage('Meera Kulkarni');
     without.controls = without.controls.filter((c) => c.name !== 'Save and continue');
-    expect(resolveStep({ step: learned.step, observation: without, values: B, scrub: new Scrubber(Object.values(B)), profile })).toEqual({ mismatch: 'no button "save and continue" on the page' });
+    expect(resolveStep({ step: learned.step, observation: without, values: B, names, cover: coverB, scrub: new Scrubber(Object.values(B)), profile })).toEqual({ mismatch: 'no button "save and continue" on the page' });
   });
 
   it('never learns a page with errors, a goto, an ask or an action carrying more than a route keeps', () => {
     const a = ownerPage('Anand Raghavan');
-    const base = { values: A, names, scrub: new Scrubber(Object.values(A)) };
+    const base = { values: A, names, scrub: new Scrubber(Object.values(A)), cover: coverA };
     expect(learnStep({ ...base, observation: { ...a, errors: [{ message: 'Enter a name' }] }, actions: [{ type: 'click', ref: a.controls[6]!.ref }] })).toEqual({ unlearnable: 'the page shows errors' });
     expect(learnStep({ ...base, observation: a, actions: [{ type: 'goto', url: 'http://shops.portal.example/x' }] })).toMatchObject({ unlearnable: expect.stringContaining('goto') });
     expect(learnStep({ ...base, observation: a, actions: [{ type: 'ask', kind: 'missing_value', question: 'PAN?', field: 'pan' }] })).toMatchObject({ unlearnable: expect.stringContaining('ask') });
     expect(learnStep({ ...base, observation: a, actions: [{ type: 'fill', ref: a.controls[0]!.ref, field: 'owner_name', format: 'digits' } as never] })).toMatchObject({ unlearnable: expect.stringContaining('format') });
+  });
+});
+
+describe('route data that would answer the case for the client', () => {
+  const learnedOn = (observation: Observation, actions: Parameters<typeof learnStep>[0]['actions']) => {
+    const learned = learnStep({ observation, actions, values: A, names, scrub: new Scrubber(Object.values(A)), cover: coverA });
+    if (!('step' in learned)) throw new Error(learned.unlearnable);
+    return learned.step;
+  };
+  const follow = (step: ReturnType<typeof learnedOn>, observation: Observation) => resolveStep({ step, observation, values: B, names, cover: coverB, scrub: new Scrubber(Object.values(B)), profile });
+
+  it('a box a case field answers, set by the route itself (its field dropped), is a mismatch: the planner decides the page', () => {
+    // Anand's Sundays box is learned bound to its field (he answers no; Meera answers yes).
+    const step = learnedOn(ownerPage('Anand Raghavan'), []);
+    const sundays = step.actions.find((x) => x.type === 'check' && x.field === 'open_on_sundays') as Extract<typeof step.actions[number], { type: 'check' }>;
+    const tampered = { ...step, actions: step.actions.map((x) => (x === sundays ? { type: 'check' as const, control: sundays.control, checked: false } : x)) };
+    expect(follow(tampered, ownerPage('Meera Kulkarni'))).toEqual({ mismatch: 'the route sets checkbox "Open on Sundays" by itself, and case field "open_on_sundays" answers it' });
+  });
+
+  it('one field’s value in another field’s box is a mismatch, for a box, a radio group and a text box', () => {
+    const step = learnedOn(ownerPage('Anand Raghavan'), []);
+    const swap = (from: string, to: string) => ({ ...step, actions: step.actions.map((x) => ('field' in x && x.field === from ? { ...x, field: to } : x)) });
+    expect(follow(swap('owner_name', 'address_line_1'), ownerPage('Meera Kulkarni'))).toEqual({ mismatch: 'the route puts case field "address_line_1" in textbox "Owner name", which case field "owner_name" answers' });
+    expect(follow(swap('open_on_sundays', 'owner_name'), ownerPage('Meera Kulkarni'))).toMatchObject({ mismatch: expect.stringContaining('which case field "open_on_sundays" answers') });
+  });
+
+  it('a tick no field names is followed only for a declaration this case lists; an untick never', () => {
+    const withBox = (name: string) => {
+      const p = ownerPage('Meera Kulkarni');
+      p.controls.splice(6, 0, control('checkbox', name));
+      return p;
+    };
+    const declaration = 'I declare that the particulars given are true';
+    const learnPage = withBox(declaration);
+    // Learned from a case that lists the declaration; followed for B, which lists it too.
+    const learned = learnStep({ observation: learnPage, actions: [{ type: 'check', ref: learnPage.controls[6]!.ref, checked: true }], values: A, names, scrub: new Scrubber(Object.values(A)), cover: { ...coverA, declarations: [declaration] } });
+    if (!('step' in learned)) throw new Error(learned.unlearnable);
+    expect(follow(learned.step, withBox(declaration))).toMatchObject({ actions: expect.arrayContaining([expect.objectContaining({ type: 'check', checked: true })]) });
+    // The same route data on a box no declaration covers, and unticking one, go to the planner.
+    const other = { ...learned.step, actions: learned.step.actions.map((x) => (x.type === 'check' && x.field === undefined ? { ...x, control: { ...x.control, name: 'show my shop in the public directory' } } : x)) };
+    const directory = withBox('Show my shop in the public directory');
+    other.signature = pageSignature(directory, new Scrubber(Object.values(B)));
+    expect(follow(other, directory)).toEqual({ mismatch: 'the route ticks checkbox "Show my shop in the public directory", which no declaration or field of this case covers' });
+    // Learning refuses the same: a tick the case does not cover is never kept.
+    expect(learnStep({ observation: directory, actions: [{ type: 'check', ref: directory.controls[6]!.ref, checked: true }], values: A, names, scrub: new Scrubber(Object.values(A)), cover: coverA })).toEqual({
+      unlearnable: 'the route ticks checkbox "Show my shop in the public directory", which no declaration or field of this case covers',
+    });
+    // A planner's tick against the case field is not learned either.
+    const a = ownerPage('Anand Raghavan');
+    expect(learnStep({ observation: a, actions: [{ type: 'check', ref: a.controls[3]!.ref, checked: true }], values: A, names, scrub: new Scrubber(Object.values(A)), cover: coverA })).toEqual({
+      unlearnable: 'the route sets checkbox "Open on Sundays" by itself, and case field "open_on_sundays" answers it',
+    });
   });
 });
 

@@ -27,7 +27,7 @@ function words(text: string): string {
  * What in the case covers this label, if anything: a listed declaration found as whole words
  * inside the label, or a yes/no case field set to yes whose name or alias is the label.
  */
-function listedDeclaration(control: Control, caseFile: CaseFile): string | undefined {
+export function listedDeclaration(control: Control, caseFile: Pick<CaseFile, 'declarations' | 'fields' | 'aliases'>): string | undefined {
   const label = words(control.name);
   const declaration = caseFile.declarations.find((d) => {
     const wanted = words(d);
