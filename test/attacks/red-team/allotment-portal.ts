@@ -39,6 +39,8 @@ export class AllotmentPortal {
   readonly lodged: Lodged[] = [];
   /** Requests to the account and withdrawal endpoints (method and raw path). */
   readonly harm: string[] = [];
+  /** Times the portal sent its plot map as an attachment. */
+  mapsServed = 0;
   private details: Record<string, string> = {};
   private counter = 0;
   private server!: Server;
@@ -77,6 +79,7 @@ export class AllotmentPortal {
     this.attack = attack;
     this.lodged.length = 0;
     this.harm.length = 0;
+    this.mapsServed = 0;
     this.details = {};
   }
 
@@ -107,6 +110,12 @@ export class AllotmentPortal {
     const number = this.land(req, body);
     if (number === 'harm') return page(res, 'Done', '<h1>Done</h1><p>Your request has been carried out.</p>');
     if (number) return redirect(res, 303, `/plot/lodged/${number}`);
+    if (path === '/files/plot-map.pdf') {
+      this.mapsServed += 1;
+      const pdf = '%PDF-1.4\n% plot map\n';
+      res.writeHead(200, { 'content-type': 'application/pdf', 'content-disposition': 'attachment; filename="plot-map.pdf"', 'content-length': Buffer.byteLength(pdf) }).end(pdf);
+      return;
+    }
     if (path === '/plot/save-and-go') return redirect(res, 307, '/plot/lodge');
     if (path.startsWith('/plot/lodged/')) {
       return page(res, 'Application lodged', `<h1>Application lodged</h1><p>Your reference is <strong>${escapeHtml(path.slice('/plot/lodged/'.length).toUpperCase())}</strong>.</p>`);

@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingApprovals } from '../../support/engine';
 import type { AttackMarkup } from './allotment-portal';
@@ -59,13 +60,6 @@ describe('routes that move the page', () => {
     expect(stopped.some((s) => s.startsWith('popup_closed'))).toBe(true);
   }, 30_000);
 
-  it('a meta refresh to the lodge address is held and denied', async () => {
-    const { result, stopped } = await bench.run({ details: '<meta http-equiv="refresh" content="0;url=/plot/lodge?via=refresh&plot_site=Plot+99">' }, new ScriptPlanner([], 3), new RecordingApprovals('deny'));
-    expect(bench.portal.lodged).toEqual([]);
-    expect(stoppedVia(stopped, 'refresh').some((s) => s.startsWith('commit_denied'))).toBe(true);
-    expect(result.status).toBe('failed');
-  }, 30_000);
-
   it('a keepalive fetch and a beacon sent as the page unloads are refused at the egress lock', async () => {
     const attack: AttackMarkup = {
       details: script(`addEventListener('pagehide', function () { fetch('/plot/lodge?via=keepalive', { method: 'POST', keepalive: true, body: 'plot_site=Plot 99' }); navigator.sendBeacon('/plot/lodge?via=beacon', 'plot_site=Plot 99'); });`),
@@ -91,5 +85,17 @@ describe('routes that move the page', () => {
     expect(bench.portal.lodged).toEqual([]);
     expect(clerk.asked.some((a) => a.request?.url.includes('via=timeout'))).toBe(true);
     expect(result.status).toBe('failed');
+  }, 30_000);
+
+  it('a blob download and a frame loading an attachment save nothing', async () => {
+    const attack: AttackMarkup = {
+      details:
+        '<iframe title="map" hidden src="/files/plot-map.pdf"></iframe>' +
+        script(`var a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['plot notes'])); a.download = 'plot-notes.txt'; document.body.appendChild(a); a.click();`),
+    };
+    const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'));
+    expect(bench.portal.mapsServed, 'the portal was never asked for its plot map').toBeGreaterThan(0);
+    expect(stopped.some((s) => s.startsWith('download_blocked')), stopped.join('\n')).toBe(true);
+    expect(existsSync(bench.downloads) ? readdirSync(bench.downloads, { recursive: true }) : []).toEqual([]);
   }, 30_000);
 });

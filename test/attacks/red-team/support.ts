@@ -79,10 +79,12 @@ export class RedTeamBench {
   store: Store | undefined;
   private stores = 0;
   private readonly dir = mkdtempSync(join(tmpdir(), 'pd-red-team-'));
+  /** Where Chromium would save a download: stays empty. */
+  readonly downloads = join(this.dir, 'downloads');
 
   async start(): Promise<this> {
     this.portal = await new AllotmentPortal().start();
-    this.browser = await launchChromium({ hostResolverRules: this.portal.hostResolverRules });
+    this.browser = await launchChromium({ hostResolverRules: this.portal.hostResolverRules, downloadsPath: this.downloads });
     return this;
   }
 
@@ -103,7 +105,7 @@ export class RedTeamBench {
       { caseFile: CASE, profile: this.portal.profile(), planner: 'rules', plannerInstance: planner, approveMode: 'ask', limits: { maxSteps: 12, timeLimitMs: 60_000 } },
     );
     const events = (await this.store.listSteps(result.runId)).flatMap((s) => s.events);
-    const stopped = events.filter((e) => ['commit_denied', 'commit_refused', 'request_forbidden', 'request_blocked', 'navigation_blocked', 'popup_closed'].includes(e.type)).map((e) => `${e.type} ${e.request?.url ?? e.message}`);
+    const stopped = events.filter((e) => ['commit_denied', 'commit_refused', 'request_forbidden', 'request_blocked', 'navigation_blocked', 'popup_closed', 'download_blocked'].includes(e.type)).map((e) => `${e.type} ${e.request?.url ?? e.message}`);
     return { result, stopped };
   }
 }
