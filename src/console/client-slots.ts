@@ -7,6 +7,7 @@ export class ClientSlots {
   /** slot → the run holding it ('' while it starts). */
   private readonly held = new Map<string, string>();
   private readonly waiting = new Map<string, (() => void)[]>();
+  private readonly releases = new Set<() => void>();
 
   static keyOf(c: { clientId: string; portal: string }): string {
     return `${c.clientId}\u0000${c.portal}`;
@@ -45,5 +46,12 @@ export class ClientSlots {
     const next = this.waiting.get(key)?.shift();
     if (this.waiting.get(key)?.length === 0) this.waiting.delete(key);
     next?.();
+    for (const listener of [...this.releases]) listener();
+  }
+
+  /** Told after any slot comes free (a queue looks again at the cases that waited for one). */
+  onRelease(listener: () => void): () => void {
+    this.releases.add(listener);
+    return () => this.releases.delete(listener);
   }
 }

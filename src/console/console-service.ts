@@ -597,6 +597,8 @@ export class ConsoleService {
           this.emitQueue(queue);
         },
       },
+      // A client busy with a run started elsewhere in this console waits without taking one of the queue's places.
+      outside: { held: (caseFile) => this.slots.holder(ClientSlots.keyOf(caseFile)) !== undefined, onRelease: (listener) => this.slots.onRelease(listener) },
     });
     return queue.view(this.lookups());
   }

@@ -56,6 +56,12 @@ interface BatchPlan {
    */
   prepare(caseFile: CaseFile): Promise<BatchRun>;
   listener?: BatchListener;
+  /**
+   * Clients and portals held outside this batch (the clerk's own run of that client in the same
+   * console): such an entry waits without taking one of the batch's places, and the batch looks
+   * again whenever a slot comes free.
+   */
+  outside?: { held(caseFile: CaseFile): boolean; onRelease(listener: () => void): () => void };
 }
 
 /**
@@ -84,11 +90,12 @@ export async function runBatch(entries: readonly BatchEntry[], plan: BatchPlan):
   const limit = Math.max(1, Math.floor(plan.concurrency));
   let running = 0;
 
+  let stopListening = (): void => undefined;
   await new Promise<void>((allDone) => {
     const pump = (): void => {
       if (waiting.length === 0 && running === 0) return allDone();
       while (running < limit) {
-        const at = waiting.findIndex((w) => !held.has(slotOf(w.entry.caseFile)));
+        const at = waiting.findIndex((w) => !held.has(slotOf(w.entry.caseFile)) && !plan.outside?.held(w.entry.caseFile));
         if (at < 0) return;
         const { index, entry } = waiting.splice(at, 1)[0]!;
         const slot = slotOf(entry.caseFile);
@@ -102,8 +109,10 @@ export async function runBatch(entries: readonly BatchEntry[], plan: BatchPlan):
         });
       }
     };
+    if (plan.outside) stopListening = plan.outside.onRelease(pump);
     pump();
   });
+  stopListening();
   return outcomes;
 }
 
