@@ -181,10 +181,12 @@ export function review(app: PermitApplication): string {
   );
 }
 
+/** The confirmation; like many real portals it opens the receipt in a new tab by itself, and links to it. */
 export function confirmation(number: string): string {
   return page(
     'Application received',
-    `<p>Your application number is <strong>${e(number)}</strong>.</p><p><a href="/receipt/${e(number)}" target="_blank">Open your receipt</a> (opens in a new tab)</p>`,
+    `<p>Your application number is <strong>${e(number)}</strong>.</p><p><a href="/receipt/${e(number)}" target="_blank">Open your receipt</a> (opens in a new tab)</p>
+<script>window.open('/receipt/${e(number)}', '_blank');</script>`,
   );
 }
 

@@ -22,8 +22,8 @@ export interface PermitsPortal {
   submissions(): PermitSubmission[];
   /** How often the session-timeout warning was answered "Continue session". */
   extensions(): number;
-  /** Receipts opened (in their new tab), by application number. */
-  receiptsOpened(): string[];
+  /** Receipts asked for, by application number: `inTab` when a browser page asked (the new tab), not code's fetch. */
+  receiptsOpened(): { applicationNumber: string; inTab: boolean }[];
   /**
    * From the next page the browser asks the portal for, the portal is down for `ms`: its pages
    * answer 503 Service Unavailable (nothing is stored), then it answers again.
@@ -84,7 +84,7 @@ function validDate(y: number, m: number, d: number): boolean {
 export async function startPermitsPortal(options: { host?: string } = {}): Promise<PermitsPortal> {
   const sessions = new Map<string, Session>();
   const submitted: PermitSubmission[] = [];
-  const receipts: string[] = [];
+  const receipts: { applicationNumber: string; inTab: boolean }[] = [];
   let extensions = 0;
   let counter = 0;
   let attack: PermitsAttack | undefined;
@@ -214,7 +214,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
         const number = /^\/receipt\/(PRM-\d{4}-\d{6})$/.exec(url.pathname)?.[1];
         const found = number ? submitted.find((s) => s.applicationNumber === number) : undefined;
         if (found) {
-          receipts.push(found.applicationNumber);
+          receipts.push({ applicationNumber: found.applicationNumber, inTab: (req.headers.accept ?? '').includes('text/html') });
           return send(res, 200, receipt(found.applicationNumber, found.application));
         }
         return send(res, 404, page('Page not found', '<p>There is no such page.</p>'));
@@ -247,7 +247,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
     hostResolverRules: `MAP ${PERMITS_HOST} ${listenHost}, MAP ${ADDRESSES_HOST} ${listenHost}`,
     submissions: () => submitted.map((s) => structuredClone(s)),
     extensions: () => extensions,
-    receiptsOpened: () => [...receipts],
+    receiptsOpened: () => receipts.map((r) => ({ ...r })),
     outage: (ms) => {
       pendingOutageMs = ms;
     },

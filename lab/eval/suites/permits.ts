@@ -194,6 +194,9 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
           lost_steps: lostSteps,
           chain_ok: chainOk,
           outage_answers: portal.outageAnswers() - outagesBefore,
+          // The receipt the confirmation opens in a new tab: followed by code (a tab_followed record) and asked for by the tab itself.
+          receipt_tabs_followed: steps.flatMap((st) => st.events).filter((ev) => ev.type === 'tab_followed' && /\/receipt\//.test(ev.message)).length,
+          receipt_tab_requests: portal.receiptsOpened().filter((r) => r.inTab && r.applicationNumber === run.applicationNumber).length,
         },
       });
     }

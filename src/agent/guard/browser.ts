@@ -82,10 +82,11 @@ export interface Watchdogs {
  * - egress lock (the context's proxy): its refusals are reported from here on;
  * - network lock: documents (main frame and every frame) and subresources, WebSockets too, only
  *   to the portal's addresses; redirects off the portal stopped at the response;
- * - pop-ups closed (their documents refused), downloads refused, browser permissions denied,
+ * - new tabs and windows on the portal's addresses kept, locked, for the run to follow and close
+ *   (`newTabsOf`); any other pop-up closed; downloads refused, browser permissions denied,
  *   dialogs dismissed.
  * Pages already open in the context are the work pages; any page that appears later, except
- * through `openPage()`, is a pop-up. Await this before the first navigation: until it resolves
+ * through `openPage()`, is a new tab (a pop-up). Await this before the first navigation: until it resolves
  * only the egress lock holds. Every stopped thing is reported to `report` after it was stopped.
  */
 export async function installWatchdogs(context: BrowserContext, profile: PortalProfile, report: GuardEventSink, options: WatchdogOptions = {}): Promise<Watchdogs> {
@@ -99,17 +100,19 @@ export async function installWatchdogs(context: BrowserContext, profile: PortalP
   const workPages = new WorkPages(context);
   const disposers: (() => void | Promise<void>)[] = [];
 
-  disposers.push(installPopupGuard(context, emit, workPages));
+  const locked = new WeakSet<Page>();
+  const lockPage = async (page: Page): Promise<void> => {
+    disposers.push(await installRedirectLock(page, profile, emit, options.gate));
+    locked.add(page);
+  };
+  disposers.push(installPopupGuard(context, emit, workPages, { profile, lockPage }));
   disposers.push(installDialogGuard(context, emit));
   disposers.push(installDownloadGuard(context, emit));
   await denyAllPermissions(context);
   await installPermissionReports(context, emit);
   // Registered last, so it runs before any other route of the context.
-  disposers.push(await installNetworkLock(context, profile, emit, { isWorkPage: (page) => workPages.has(page), gate: options.gate }));
+  disposers.push(await installNetworkLock(context, profile, emit, { gate: options.gate, isLockedPage: (page) => locked.has(page) }));
 
-  const lockPage = async (page: Page): Promise<void> => {
-    disposers.push(await installRedirectLock(page, profile, emit, options.gate));
-  };
   for (const page of context.pages()) await lockPage(page);
 
   return {

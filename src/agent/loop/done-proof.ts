@@ -11,9 +11,10 @@ export type DoneProof = { ok: true; applicationNumber: string } | { ok: false; r
  * Proof of `done` on this page: a confirmation page (the profile's words) with an application
  * number, both visibly on the page, reached after this run sent an approved submission, and a
  * number the portal had not shown before that submission. Found, it goes in the progress record.
+ * `page` is the page `read` was read from: the run's own, or a new tab the portal opened.
  */
-export async function proofOnPage(read: PageRead, run: RunContext): Promise<DoneProof> {
-  const { profile, gate, page } = run.o;
+export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.page): Promise<DoneProof> {
+  const { profile, gate } = run.o;
   const number = findApplicationNumber(read.observation, profile);
   if (!number) return { ok: false, reason: 'this page is not a confirmation page with an application number' };
   if (gate.submissionsSent === 0) {

@@ -3,13 +3,16 @@ import type { PortalProfile } from '../../../shared/portal-profile';
 import { isAllowedUrl } from '../../../shared/allowed-hosts';
 import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
+import { REDIRECTS, safeResolve } from './redirect-lock';
 
 interface NetworkLockOptions {
   /**
-   * The pages Portal Desk works in. A document for any other page (a pop-up) is refused whatever
-   * its address, so a pop-up never loads anything before the pop-up watchdog closes it.
+   * The pages whose redirects the redirect lock already watches (the work pages, and new tabs
+   * once the pop-up watchdog locked them). A document for any other page (a new tab's first
+   * page) is fetched here one hop at a time, so a redirect off the portal is stopped in this lock
+   * too, before any page lock is on that tab.
    */
-  isWorkPage?: (page: Page) => boolean;
+  isLockedPage?: (page: Page) => boolean;
   /**
    * The run's commit gate: a request on the portal's addresses that can commit something waits
    * here (the route stays paused) until the clerk decides; it reports what it did itself.
@@ -49,23 +52,22 @@ export async function installNetworkLock(
     const url = request.url();
     const document = request.resourceType() === 'document' || request.isNavigationRequest();
     const check = isAllowedUrl(url, profile);
-    let refusal = check.ok ? undefined : check.reason;
-    if (!refusal && document && options.isWorkPage) {
-      // A pop-up's first request comes before Playwright knows its page: no page means a pop-up.
-      const page = pageOf(request);
-      if (!page || !options.isWorkPage(page)) refusal = 'it was to open in a pop-up window, and Portal Desk works in one window only';
-    }
+    // A new tab's page is judged like any other: on the portal's addresses, through the commit gate (the pop-up watchdog decides whether it stays).
+    const refusal = check.ok ? undefined : check.reason;
     if (!refusal && options.gate) {
       const contentType = request.headers()['content-type'];
       // A multipart form's bytes too: its files are hashed for the approval card (the text form is UTF-8 decoded, lossy for binary files).
       const postBytes = contentType?.toLowerCase().includes('multipart/form-data') ? (request.postDataBuffer() ?? undefined) : undefined;
-      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, ...(postBytes ? { postBytes } : {}) });
+      const fromFrame = document ? undefined : frameUrlOf(request);
+      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, fromFrame, ...(postBytes ? { postBytes } : {}) });
       if (!admission.ok) {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
       }
     }
     if (!refusal) {
+      const page = document && options.isLockedPage ? pageOf(request) : undefined;
+      if (document && options.isLockedPage && !(page && options.isLockedPage(page))) return firstHop(route, request);
       await route.fallback().catch(() => undefined);
       return;
     }
@@ -75,6 +77,35 @@ export async function installNetworkLock(
         ? { type: 'navigation_blocked', url, detail: `Stopped the page going to ${hostOf(url)}: ${refusal}` }
         : { type: 'request_blocked', url, detail: `Stopped a ${request.resourceType()} request to ${hostOf(url)}: ${refusal}` },
     );
+  };
+
+  /**
+   * A new tab's page before the redirect lock is on it: fetched here without following redirects
+   * (same method, body and cookies), and answered to the tab only when it is not a redirect off
+   * the portal or to an address that commits something; a redirect that stays is answered as a
+   * redirect, and the tab's next request comes back here.
+   */
+  const firstHop = async (route: Route, request: Request): Promise<void> => {
+    const url = request.url();
+    let response;
+    try {
+      response = await route.fetch({ maxRedirects: 0 });
+    } catch {
+      await route.abort('failed').catch(() => undefined);
+      return;
+    }
+    const location = REDIRECTS.has(response.status()) ? response.headers()['location'] : undefined;
+    if (location !== undefined) {
+      const check = isAllowedUrl(location, profile, url);
+      const target = check.ok ? check.href : safeResolve(location, url);
+      const refusal = !check.ok ? check.reason : options.gate && !options.gate.redirect(request.method(), check.href).ok ? 'a redirect cannot carry the clerk’s approval' : undefined;
+      if (refusal) {
+        await route.abort('blockedbyclient').catch(() => undefined);
+        emit({ type: 'navigation_blocked', url: target, detail: `Stopped a new tab's redirect from ${hostOf(url)} to ${hostOf(target)}: ${refusal}` });
+        return;
+      }
+    }
+    await route.fulfill({ response }).catch(() => undefined);
   };
 
   const socketRefused = (url: URL): boolean => !isAllowedUrl(asHttp(url), profile).ok;
@@ -99,6 +130,15 @@ function postDataOf(request: Request): string | null {
   }
 }
 
+/** The address of the frame whose script sent a request; undefined for a worker's. */
+function frameUrlOf(request: Request): string | undefined {
+  try {
+    return request.frame().url();
+  } catch {
+    return undefined;
+  }
+}
+
 /** A socket address judged as the page address it upgrades from (ws → http, wss → https). */
 function asHttp(url: URL): string {
   const copy = new URL(url.href);
@@ -107,7 +147,8 @@ function asHttp(url: URL): string {
   return copy.href;
 }
 
-/** The page a request belongs to; undefined for a pop-up's first navigation and for service workers. */
+
+/** The page a request belongs to; undefined for a new tab's first navigation (Playwright does not know its page yet) and for service workers. */
 function pageOf(request: Request): Page | undefined {
   try {
     return request.frame().page();

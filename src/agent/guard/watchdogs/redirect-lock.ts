@@ -4,7 +4,7 @@ import { isAllowedUrl } from '../../../shared/allowed-hosts';
 import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+export const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 interface PausedResponse {
   requestId: string;
@@ -103,7 +103,7 @@ export async function installRedirectLock(page: Page, profile: PortalProfile, re
   };
 }
 
-function safeResolve(location: string, base: string): string {
+export function safeResolve(location: string, base: string): string {
   try {
     return new URL(location, base).href;
   } catch {

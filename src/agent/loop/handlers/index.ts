@@ -4,6 +4,7 @@ import { draftCheckpointHandler } from './draft-checkpoint';
 import { earlierSubmissionHandler } from './earlier-submission';
 import { interruptionHandler } from './interruption';
 import { loginStateHandler } from './login-state';
+import { newTabHandler } from './new-tab';
 import { oneTimeCodeHandler } from './one-time-code';
 import type { PortalHandler } from './portal-handler';
 import { portalOutageHandler } from './portal-outage';
@@ -22,6 +23,7 @@ export type { PortalTurn } from './portal-handler';
 export const PORTAL_HANDLERS: readonly PortalHandler[] = [
   portalOutageHandler,
   takeOverHandler,
+  newTabHandler,
   botCheckHandler,
   interruptionHandler,
   sessionTimeoutHandler,

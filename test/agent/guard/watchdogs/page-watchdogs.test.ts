@@ -1,7 +1,8 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contextOptionsFor, installWatchdogs, type GuardEvent } from '../../../../src/agent/guard/browser';
-import { ATTACKER, guardedPage, launchLabChromium, PortalServer, settle, type GuardedPage } from './portal-server';
+import { newTabsOf } from '../../../../src/agent/guard/watchdogs/popups';
+import { ATTACKER, fullyGuardedPage, guardedPage, launchLabChromium, PortalServer, settle, type GuardedPage } from './portal-server';
 
 let browser: Browser;
 const server = new PortalServer();
@@ -90,16 +91,29 @@ describe('dialogs', () => {
 });
 
 describe('pop-ups and work pages', () => {
-  it('closes a pop-up the page opens, but not a page Portal Desk opens', async () => {
+  it('keeps a new tab on the portal’s address for the run to follow, with its page locks on; closes a blank pop-up; leaves a page Portal Desk opens', async () => {
+    // The whole guard, as a run has it: the network lock fetches a new tab's first page through the egress lock's proxy.
+    await guarded.context.close();
+    guarded = await fullyGuardedPage(browser, server.profile());
     const second = await guarded.watchdogs.openPage();
     await second.goto(`${server.origin()}/second`);
     expect(server.hits.some((h) => h.path === '/second')).toBe(true);
-    await open(`<button id="go" onclick="window.open('/help')">Help</button>`);
+    await open(`<button id="go" onclick="window.open('/help')">Help</button><button id="blank" onclick="window.open('').document.write('Enter your password')">Blank</button>`);
     await guarded.page.click('#go');
+    const tabs = newTabsOf(guarded.context)!;
+    let kept: Page[] = [];
+    await expect.poll(async () => (kept = [...kept, ...(await tabs.take())]).length, { timeout: 20_000 }).toBe(1);
+    expect(new URL(kept[0]!.url()).pathname).toBe('/help');
+    expect(server.hits.some((h) => h.path === '/help')).toBe(true);
+    // The tab's own navigations are locked like the work page's: a redirect off the portal is stopped.
+    await kept[0]!.goto(`${server.origin()}/redirect?to=${encodeURIComponent(`http://${ATTACKER}:${server.port}/from-tab`)}`).catch(() => undefined);
+    await expect.poll(() => events('navigation_blocked').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    expect(server.to(ATTACKER)).toEqual([]);
+    await kept[0]!.close();
+    await guarded.page.click('#blank');
     await expect.poll(() => events('popup_closed').length, { timeout: 20_000 }).toBe(1);
     await expect.poll(() => guarded.context.pages().length, { timeout: 20_000 }).toBe(2);
     expect(guarded.context.pages()).toContain(second);
-    expect(server.hits.some((h) => h.path === '/help')).toBe(false);
   });
 });
 

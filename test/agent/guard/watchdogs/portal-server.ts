@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../../../src/agent/browser/chromium';
-import { contextOptionsFor, installWatchdogs, type GuardEvent, type Watchdogs } from '../../../../src/agent/guard/browser';
+import { contextOptionsFor, installWatchdogs, openGuardedContext, type GuardEvent, type Watchdogs } from '../../../../src/agent/guard/browser';
 import { PortalProfile } from '../../../../src/shared/portal-profile';
 
 /**
@@ -148,6 +148,19 @@ export async function guardedPage(browser: Browser, profile: PortalProfile): Pro
   const page = await context.newPage();
   const events: GuardEvent[] = [];
   const watchdogs = await installWatchdogs(context, profile, (event) => events.push(event), { withoutEgressLock: true });
+  return { context, page, watchdogs, events };
+}
+
+/**
+ * A page with the whole browser guard a run has: the context's egress lock (its proxy, which also
+ * carries code's own fetches, such as the network lock's fetch of a new tab's first page) and
+ * every watchdog.
+ */
+export async function fullyGuardedPage(browser: Browser, profile: PortalProfile): Promise<GuardedPage> {
+  const context = await openGuardedContext(browser, profile);
+  const events: GuardEvent[] = [];
+  const watchdogs = await installWatchdogs(context, profile, (event) => events.push(event));
+  const page = await watchdogs.openPage();
   return { context, page, watchdogs, events };
 }
 
