@@ -40,35 +40,74 @@ const SESSION_PHRASES = /\bsign (in|on|up|out|off)\b|\blog (in|on|out|off)\b/g;
 /**
  * The words of a path or a query as a reader sees them (decoded, then folded like control names:
  * full-width and look-alike letters read as Latin, invisible characters dropped), one space
- * between words and one at each end.
+ * between words and one at each end. Words a server reads as two are two here: camelCase and
+ * letters against digits are split (`DeleteAccount`, `payNow`, `step2`), and a word that is
+ * wholly made of words the classifier knows is read as those words (`closeaccount`,
+ * `withdrawapplication`, `paynow`), so running words together does not hide them.
  */
-function addressWords(text: string): string {
-  let decoded = text;
-  try {
-    decoded = decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    // A malformed escape is judged as written.
+function addressWords(text: string, known: ReadonlySet<string>): string {
+  const split = safeDecode(text.replace(/\+/g, ' '))
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/(\p{L})(\p{N})/gu, '$1 $2')
+    .replace(/(\p{N})(\p{L})/gu, '$1 $2');
+  const words = foldForMatching(split).replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ');
+  return ` ${words.map((word) => knownParts(word, known)?.join(' ') ?? word).join(' ')} `;
+}
+
+/** `word` as two or more known words run together (each of two letters or more), or undefined. */
+function knownParts(word: string, known: ReadonlySet<string>): string[] | undefined {
+  if (known.has(word) || word.length < 4) return undefined;
+  // parts[i]: a split of word.slice(0, i) into known words, where one exists.
+  const parts: (string[] | undefined)[] = [[]];
+  for (let end = 2; end <= word.length; end++) {
+    for (let start = end - 2; start >= 0 && !parts[end]; start--) {
+      const head = parts[start];
+      if (head && known.has(word.slice(start, end))) parts[end] = [...head, word.slice(start, end)];
+    }
   }
-  return ` ${foldForMatching(decoded).replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+  const found = parts[word.length];
+  return found && found.length > 1 ? found : undefined;
+}
+
+/**
+ * A path as a server may read it: each segment without its `;` parameters (`lodge;jsessionid=…`),
+ * percent-decoded (an encoded `/` becomes a boundary), without trailing dots and spaces, then
+ * `.` and `..` resolved; lower case, segments joined by `/`. `/plot/x/..%2flodge;a=1` reads
+ * `/plot/lodge`. Path rules (submit, forbidden, allowed) and the address's words are judged on it.
+ */
+export function serverPath(path: string): string {
+  const segments: string[] = [];
+  for (const raw of path.split('/')) {
+    for (const part of safeDecode(raw.split(';')[0] ?? '').split(/[/\\]/)) {
+      const segment = part.replace(/[.\s]+$/u, (tail) => (part === '.' || part === '..' ? tail : '')).toLowerCase();
+      if (segment === '' || segment === '.') continue;
+      if (segment === '..') segments.pop();
+      else segments.push(segment);
+    }
+  }
+  return `/${segments.join('/')}`;
 }
 
 /**
  * Whether `path` (a URL path) is matched by `pattern`: a path prefix ending at a segment
  * boundary (`/apply/submit` matches `/apply/submit` and `/apply/submit/2`, not `/apply/submitted`),
- * where a `*` segment stands for any one segment (`/applications/*\/withdraw`). Case-insensitive.
+ * where a `*` segment stands for any one segment (`/applications/*\/withdraw`). Case-insensitive,
+ * on the path as a server reads it (`serverPath`).
  */
 export function pathMatches(pattern: string, path: string): boolean {
   const want = pattern.toLowerCase().split('/').filter(Boolean);
-  const have = safeDecode(path).toLowerCase().split('/').filter(Boolean);
+  const have = serverPath(path).split('/').filter(Boolean);
   if (want.length > have.length) return false;
   return want.every((segment, i) => segment === '*' || segment === have[i]);
 }
 
-function safeDecode(path: string): string {
+function safeDecode(text: string): string {
   try {
-    return decodeURIComponent(path);
+    return decodeURIComponent(text);
   } catch {
-    return path;
+    // A malformed escape is judged as written.
+    return text;
   }
 }
 
@@ -93,7 +132,10 @@ export function classifyRequest(request: RequestFacts, profile: RequestPolicy, p
   const path = url.pathname;
   const shown = `${method} ${path}`;
 
-  const forbidden = (profile.forbiddenPaths ?? []).find((pattern) => pathMatches(pattern, path)) ?? accountChangeIn(addressWords(path));
+  const known = knownWords(profile.riskyWords);
+  const pathWords = addressWords(serverPath(path), known);
+  const queryWords = addressWords(url.search, known);
+  const forbidden = (profile.forbiddenPaths ?? []).find((pattern) => pathMatches(pattern, path)) ?? accountChangeIn(pathWords, queryWords);
   if (forbidden) {
     return { kind: 'forbidden', rule: 'forbidden-path', reason: `${shown} is a forbidden path (${forbidden}): it changes the account or undoes an application, so Portal Desk never sends it, approved or not` };
   }
@@ -105,7 +147,7 @@ export function classifyRequest(request: RequestFacts, profile: RequestPolicy, p
   if (submitPath) {
     return { kind: 'commit', rule: 'submit-path', submission: true, reason: `${shown} is the portal's submission address (${submitPath}): it sends the application` };
   }
-  const word = riskyWordInAddress(addressWords(path), profile.riskyWords) ?? riskyWordInAddress(addressWords(url.search), profile.riskyWords);
+  const word = riskyWordInAddress(pathWords, profile.riskyWords) ?? riskyWordInAddress(queryWords, profile.riskyWords);
   if (word) {
     const submission = submitPaths.length === 0 && /\bsubmit\b/i.test(word);
     return { kind: 'commit', rule: 'risky-address', submission, reason: `the address of ${shown} says “${word}”: the clerk approves that request before it is sent` };
@@ -133,22 +175,33 @@ const HOLDINGS = ['application', 'applications', 'registration', 'registrations'
 const UNDOING = ['delete', 'remove', 'cancel', 'withdraw', 'surrender', 'terminate', 'revoke', 'disconnect'];
 /** Words that are forbidden wherever they stand in a path. */
 const ALWAYS_FORBIDDEN = ['withdraw', 'withdrawal', 'unsubscribe', 'deregister', 'deactivate', 'surrender', 'disconnect'];
+/** Short words that run between those in an address (`deletemyaccount`, `unsubscribeall`, `paynow`). */
+const GLUE = ['my', 'all', 'now', 'the', 'this', 'and', 'to', 'do'];
+const CLASSIFIER_WORDS = [...ACCOUNT_THINGS, ...ACCOUNT_CHANGES, ...HOLDINGS, ...UNDOING, ...ALWAYS_FORBIDDEN, ...GLUE];
+
+/** The words run-together address words are read into: the classifier's own and the profile's risky words (single words). */
+function knownWords(riskyWords: readonly string[]): ReadonlySet<string> {
+  return new Set([...CLASSIFIER_WORDS, ...riskyWords.map((w) => foldForMatching(w)).filter((w) => /^[\p{L}\p{N}]{2,}$/u.test(w))]);
+}
 
 /**
  * The forbidden paths every profile has, whatever it lists: an address whose path names the
  * account (account, profile, password…) together with a change to it (delete, close, change…),
  * or what the client holds (application, registration, licence…) together with its undoing
- * (cancel, withdraw, revoke…), or a word such as "withdraw" or "deactivate" on its own.
+ * (cancel, withdraw, revoke…), or a word such as "withdraw" or "deactivate" on its own. The
+ * change may stand in the query (`/account?action=close`); a word alone in the query is not
+ * enough (`/applications?status=withdraw` may only filter a list).
  */
-function accountChangeIn(words: string): string | undefined {
-  const has = (list: readonly string[]) => list.find((w) => words.includes(` ${w} `));
-  const always = has(ALWAYS_FORBIDDEN);
+function accountChangeIn(pathWords: string, queryWords: string): string | undefined {
+  const has = (words: string, list: readonly string[]) => list.find((w) => words.includes(` ${w} `));
+  const both = `${pathWords}${queryWords}`;
+  const always = has(pathWords, ALWAYS_FORBIDDEN);
   if (always) return `the path says “${always}”`;
-  const thing = has(ACCOUNT_THINGS);
-  const change = thing && has(ACCOUNT_CHANGES);
-  if (thing && change) return `the path names the ${thing} and “${change}”`;
-  const holding = has(HOLDINGS);
-  const undo = holding && has(UNDOING);
-  if (holding && undo) return `the path names the ${holding} and “${undo}”`;
+  const thing = has(both, ACCOUNT_THINGS);
+  const change = thing && has(both, ACCOUNT_CHANGES);
+  if (thing && change && (has(pathWords, ACCOUNT_THINGS) || has(pathWords, ACCOUNT_CHANGES))) return `the address names the ${thing} and “${change}”`;
+  const holding = has(both, HOLDINGS);
+  const undo = holding && has(both, UNDOING);
+  if (holding && undo && (has(pathWords, HOLDINGS) || has(pathWords, UNDOING))) return `the address names the ${holding} and “${undo}”`;
   return undefined;
 }

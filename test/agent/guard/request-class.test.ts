@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRequest, pathMatches } from '../../../src/agent/guard/request-class';
+import { classifyRequest, pathMatches, serverPath } from '../../../src/agent/guard/request-class';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import { regexProblem } from '../../../src/shared/regex-safety';
 
@@ -59,6 +59,36 @@ describe('classifyRequest', () => {
     expect(kind('GET', '/apply/owner', p)).toEqual({ kind: 'free' });
     expect(kind('GET', '/applications/WB-1/view', p)).toEqual({ kind: 'free' });
     expect(kind('GET', '/feedback', p)).toMatchObject({ kind: 'forbidden', rule: 'outside-allowed-paths' });
+  });
+
+  it('reads words run together as a server’s router does: camelCase, letters against digits, known words joined', () => {
+    // The red team's finds: ASP.NET-style action names and lower-case run-together words.
+    for (const path of ['/Account/DeleteAccount', '/Account/ChangePassword', '/applications/1/withdrawApplication', '/api/cancelApplication', '/unsubscribeAll', '/account/closeaccount', '/me/deletemyaccount']) {
+      expect(kind('POST', path), path).toMatchObject({ kind: 'forbidden', rule: 'forbidden-path' });
+    }
+    for (const path of ['/plot/submitNow', '/api/payNow', '/paynow']) expect(kind('POST', path), path).toMatchObject({ kind: 'commit', rule: 'risky-address' });
+    // Ordinary words that only contain those stay what they are.
+    for (const path of ['/payee-details', '/apply/step2', '/design/assign', '/applications', '/home/menu', '/returns/view']) expect(kind('GET', path), path).toEqual({ kind: 'free' });
+  });
+
+  it('judges a path as a server reads it: ;parameters, encoded slashes, dot segments, trailing dots, case', () => {
+    expect(serverPath('/plot/x/..%2flodge;a=1')).toBe('/plot/lodge');
+    expect(serverPath('/Apply/Submit;jsessionid=9F')).toBe('/apply/submit');
+    expect(serverPath('/apply/submit./')).toBe('/apply/submit');
+    expect(serverPath('/a/%2e%2e/apply\\submit')).toBe('/apply/submit');
+    for (const path of ['/apply/submit;jsessionid=A1B2', '/apply/x/..%2fsubmit', '/apply/x/%2e%2e%2fsubmit', '/APPLY/submit.', '/apply%2fsubmit']) {
+      expect(kind('POST', path), path).toMatchObject({ kind: 'commit', rule: 'submit-path', submission: true });
+    }
+    expect(kind('GET', '/account;x=1/delete')).toMatchObject({ kind: 'forbidden' });
+  });
+
+  it('reads a change to the account or a holding in the query too, with the thing in the path', () => {
+    expect(kind('POST', '/account?action=close')).toMatchObject({ kind: 'forbidden', rule: 'forbidden-path' });
+    expect(kind('POST', '/my/application?do=withdraw')).toMatchObject({ kind: 'forbidden', rule: 'forbidden-path' });
+    // A list filtered by a status word is a read.
+    expect(kind('GET', '/applications?status=withdrawn')).toEqual({ kind: 'free' });
+    // A word alone in the query is not a forbidden path (it may still be a risky word the clerk approves).
+    expect(kind('GET', '/search?q=withdraw')).not.toMatchObject({ kind: 'forbidden' });
   });
 
   it('matches path patterns at segment boundaries, * standing for one segment', () => {
