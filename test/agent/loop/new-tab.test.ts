@@ -111,7 +111,7 @@ async function run(start: string): Promise<{ run: FinishedRun; steps: StepRecord
     { store, browser, approvals: clerk, inputs: { ask: async () => null }, credentials: { get: async () => null } },
     {
       // A client of its own per run: the store's progress record of one run never stops the next one's submission.
-      caseFile: { caseId: `tab-${start.slice(1)}`, clientId: `asha-${start.slice(1)}-${++runs}`, portal: 'docs', task: 'licence', fields: { business_name: 'Asha Stores' }, documents: {}, declarations: [] },
+      caseFile: { caseId: `tab-${start.slice(1)}`, clientId: `asha-${start.slice(1)}-${++runs}`, portal: 'docs', task: 'licence', fields: { business_name: 'Asha Stores' }, aliases: {}, documents: {}, declarations: [] },
       profile,
       planner: 'rules',
       plannerInstance: new SubmitThenDone(),

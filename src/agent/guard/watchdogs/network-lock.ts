@@ -58,8 +58,7 @@ export async function installNetworkLock(
       const contentType = request.headers()['content-type'];
       // A multipart form's bytes too: its files are hashed for the approval card (the text form is UTF-8 decoded, lossy for binary files).
       const postBytes = contentType?.toLowerCase().includes('multipart/form-data') ? (request.postDataBuffer() ?? undefined) : undefined;
-      const fromFrame = document ? undefined : frameUrlOf(request);
-      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, fromFrame, ...(postBytes ? { postBytes } : {}) });
+      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, ...(postBytes ? { postBytes } : {}) });
       if (!admission.ok) {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
@@ -127,15 +126,6 @@ function postDataOf(request: Request): string | null {
     return request.postData();
   } catch {
     return request.postDataBuffer()?.toString('latin1') ?? null;
-  }
-}
-
-/** The address of the frame whose script sent a request; undefined for a worker's. */
-function frameUrlOf(request: Request): string | undefined {
-  try {
-    return request.frame().url();
-  } catch {
-    return undefined;
   }
 }
 
