@@ -1,10 +1,12 @@
 import type { OutcomeStatus } from '../shared/outcome';
 import type { RunStatus, StepEvent, TokenUsage } from '../shared/run';
+import { TraceRecord } from '../shared/trace';
 import type { VerdictKind } from '../shared/verdict';
 import { html, trusted, type SafeHtml } from './html';
 import { otherEvents } from '../shared/step-log';
 import type { Replay, ReplayAction, ReplayAuditEvent, ReplayEntry, ReplayScreenshot, ReplayStep, UnreadableStep } from './replay';
 import { REPORT_CSS } from './report-style';
+import { formatBytes } from './retention';
 import { finalScan, type SecretGuardOptions } from './secret-scan';
 
 /**
@@ -390,7 +392,22 @@ function outcomeSection(replay: Replay): SafeHtml {
 <div class="status-row"><span class="chip big ${statusTone(run.status)}">${humanise(run.status)}</span><span class="reason">${run.reason ? withoutLocalPaths(run.reason) : 'No reason recorded'}</span></div>
 ${run.applicationNumber ? html`<p class="appno">Application number<b>${run.applicationNumber}</b></p>` : ''}
 <p class="small muted totals">${plural(t.steps, 'step')} · ${plural(t.actions, 'action')} (${outcomes.map(([k, n]) => `${n} ${humanise(k)}`).join(', ') || 'none'}) · ${plural(t.approvals, 'approval')}, ${plural(t.denials, 'denial')} · ${plural(t.modelCalls, 'model call')} · tokens ${usageText(t.usage)}</p>
+${traceLine(replay)}
 </div></section>`;
+}
+
+/**
+ * The run's Playwright trace (`run --trace`), as its chained outcome record names it: kept beside
+ * the store (`traces/RUN.zip`, linked relative to the store's `reports/` folder, where the console
+ * saves reports), or dropped with the reason. Its name only: never where the store lies.
+ */
+function traceLine(replay: Replay): SafeHtml | string {
+  const outcome = replay.auditTrail.findLast((e) => e.type === 'outcome')?.set?.outcome as { trace?: unknown } | undefined;
+  const trace = TraceRecord.safeParse(outcome?.trace);
+  if (!trace.success) return '';
+  if (!trace.data.kept) return html`<p class="small trace">Playwright trace: <b>not kept</b> — ${withoutLocalPaths(trace.data.reason)}.</p>`;
+  const t = trace.data;
+  return html`<p class="small trace">Playwright trace: <a href="../${t.file}">${t.file}</a> beside the run store (${formatBytes(t.bytes)}, ${plural(t.files, 'file')} scanned for the run’s secrets) · <span class="mono">sha256 ${t.sha256}</span>, in the chained outcome record · open it with <code>npx playwright-core show-trace ${t.file}</code></p>`;
 }
 
 function approvalsSection(replay: Replay): SafeHtml | string {

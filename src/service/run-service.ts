@@ -20,6 +20,8 @@ import { executeReadRun } from './read-run';
 import type { RouteStore } from '../shared/route';
 import { openClientContext } from './client-context';
 import { receiptFolder, receiptsHome } from './receipt-folder';
+import { RunTrace } from './run-trace';
+import type { TraceKeeper } from '../shared/trace';
 
 /** What one run needs from its composition root (the CLI, the console, a batch). */
 export interface RunServices {
@@ -38,6 +40,8 @@ export interface RunServices {
   routes?: RouteStore;
   /** The demo portals, where the root filled in the port (the `adversary` planner needs them). */
   demo?: DemoPortals;
+  /** Keeps or drops a run's Playwright trace after scanning it for the run's secrets (`run --trace`; src/audit/trace-file.ts). */
+  traces?: TraceKeeper;
 }
 
 export interface RunRequest {
@@ -59,6 +63,8 @@ export interface RunRequest {
   plannerInstance?: Planner;
   /** Called with the portal page once it exists (the console streams it as a screencast). */
   onPage?: (page: Page) => void | Promise<void>;
+  /** Record a Playwright trace of the run once code has signed in (`run --trace`); needs `services.traces`. */
+  trace?: boolean;
 }
 
 export interface FinishedRun extends RunResult {
@@ -118,6 +124,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     { gate },
   );
   const page = await watchdogs.openPage();
+  if (request.trace && !services.traces) throw new Error('A trace was asked for, but nothing here keeps traces (no trace keeper); nothing was traced');
+  const trace = request.trace && services.traces ? new RunTrace(context, services.traces, runId) : undefined;
   request.onStart?.(runId);
   await request.onPage?.(page);
   const loop = new RunLoop({
@@ -127,13 +135,13 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     caseFile,
     planner: routes?.planner ?? planner,
     observer: createObserver(),
-    recorder: store,
+    recorder: trace ? trace.recorder(store) : store,
     approvals: services.approvals,
     inputs: services.inputs,
     ...(services.takeOvers ? { takeOvers: services.takeOvers } : {}),
     credentials: services.credentials,
     limits: request.limits,
-    listener: request.listener,
+    listener: trace ? trace.listener(request.listener) : request.listener,
     firstStep,
     clerkValues,
     loginStates: services.loginStates,

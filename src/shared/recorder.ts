@@ -1,4 +1,5 @@
 import type { ProgressRecord, RunRecord, StepRecord } from './run';
+import type { TraceRecord } from './trace';
 
 /** A step's pictures beside its "before" screenshot, each named in the step by its sha256. */
 export interface StepPictures {
@@ -16,7 +17,8 @@ export interface RunRecorder {
   createRun(run: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>): Promise<void>;
   /** Writes one whole step (and its screenshot, and its after and full-page pictures when given) in one transaction. */
   recordStep(step: StepRecord, screenshot: Uint8Array | null, pictures?: StepPictures): Promise<void>;
-  updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>>): Promise<void>;
+  /** `trace`, given with a final status: what became of the run's Playwright trace, kept in its chained outcome record. */
+  updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>> & { trace?: TraceRecord }): Promise<void>;
   getRun(runId: string): Promise<RunRecord | null>;
   listSteps(runId: string): Promise<StepRecord[]>;
   getProgress(clientId: string, portal: string, task: string): Promise<ProgressRecord | null>;

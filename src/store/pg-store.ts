@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
 import type { StepPictures } from '../shared/recorder';
 import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
+import { TraceRecord } from '../shared/trace';
 import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
 import { CHAIN_V2_DEFINITION, claimedRun, eventChainJson, eventHash, genesisRecord, receiptSha256In, verifyChainV2, type ChainedEvent, type ChainRecordRef } from './chain-v2';
 import { StoreOpenError } from './database';
@@ -46,7 +47,7 @@ export interface PgStoreOptions {
 }
 
 const NewRun = RunRecord.omit({ stepCount: true, usage: true, headHash: true });
-const RunPatch = z.strictObject(RunRecord.pick({ status: true, reason: true, applicationNumber: true, endedAt: true, caseJson: true, model: true }).shape).partial();
+const RunPatch = z.strictObject({ ...RunRecord.pick({ status: true, reason: true, applicationNumber: true, endedAt: true, caseJson: true, model: true }).shape, trace: TraceRecord }).partial();
 type RunPatch = z.infer<typeof RunPatch>;
 const LIVE_STATUSES: readonly RunStatus[] = ['running', 'awaiting_approval', 'awaiting_input'];
 /** One lock number for schema upgrades, so two desks starting at once upgrade once. */
@@ -283,7 +284,7 @@ export class PgStore implements Store {
     });
   }
 
-  async updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>>): Promise<void> {
+  async updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>> & { trace?: TraceRecord }): Promise<void> {
     const checked = RunPatch.parse(patch);
     this.secrets.check(checked, runId, `an update of run ${runId}`);
     await this.tx((c) => this.updateRunTx(c, runId, checked));
@@ -591,10 +592,10 @@ export class PgStore implements Store {
     } else if (changed.length > 0 || reasonChanged) {
       await this.addEvent(c, runId, at, 'updated', { reason, detail: { fields: reasonChanged ? ['reason', ...changed] : changed } }, set);
     }
-    if (statusChanged && FINAL_STATUSES.includes(to)) await this.addOutcome(c, runId, at);
+    if (statusChanged && FINAL_STATUSES.includes(to)) await this.addOutcome(c, runId, at, patch.trace);
   }
 
-  private async addOutcome(c: Client, runId: string, at: string): Promise<void> {
+  private async addOutcome(c: Client, runId: string, at: string, trace?: TraceRecord): Promise<void> {
     const run = await this.requireRun(c, runId);
     const messages = await c.query<{ m: string | null }>(
       `SELECT e.value ->> 'message' AS m
@@ -620,7 +621,7 @@ export class PgStore implements Store {
         reason: r.reason ?? null,
         applicationNumber: r.applicationNumber ?? null,
         endedAt: r.endedAt ?? null,
-        outcome: { steps: r.stepCount, usage: r.usage, receiptSha256: receipt ?? null },
+        outcome: { steps: r.stepCount, usage: r.usage, receiptSha256: receipt ?? null, ...(trace ? { trace } : {}) },
       },
     );
   }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
 import type { RunRecorder, StepPictures } from '../shared/recorder';
 import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
+import { TraceRecord } from '../shared/trace';
 import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
 import { CHAIN_V2_DEFINITION, claimedRun, eventChainJson, eventHash, genesisRecord, receiptSha256In, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
 import { openDatabase, type DatabaseOptions } from './database';
@@ -61,7 +62,7 @@ export interface ModelPayload {
 }
 
 const NewRun = RunRecord.omit({ stepCount: true, usage: true, headHash: true });
-const RunPatch = z.strictObject(RunRecord.pick({ status: true, reason: true, applicationNumber: true, endedAt: true, caseJson: true, model: true }).shape).partial();
+const RunPatch = z.strictObject({ ...RunRecord.pick({ status: true, reason: true, applicationNumber: true, endedAt: true, caseJson: true, model: true }).shape, trace: TraceRecord }).partial();
 type RunPatch = z.infer<typeof RunPatch>;
 
 const LIVE_STATUSES: readonly RunStatus[] = ['running', 'awaiting_approval', 'awaiting_input'];
@@ -180,7 +181,7 @@ export class Store implements RunRecorder {
    * `reason: undefined` clears it too. Other fields given as undefined are left as they are.
    * A final status (done, failed, blocked) never changes again.
    */
-  async updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>>): Promise<void> {
+  async updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>> & { trace?: TraceRecord }): Promise<void> {
     const checked = RunPatch.parse(patch);
     this.secrets.check(checked, runId, `an update of run ${runId}`);
     this.writeStatus.immediate(runId, checked);
@@ -496,11 +497,11 @@ export class Store implements RunRecorder {
     } else if (changed.length > 0 || reasonChanged) {
       this.addEvent(runId, at, 'updated', { reason, detail: { fields: reasonChanged ? ['reason', ...changed] : changed } }, set);
     }
-    if (statusChanged && FINAL_STATUSES.includes(to)) this.addOutcome(runId, at);
+    if (statusChanged && FINAL_STATUSES.includes(to)) this.addOutcome(runId, at, patch.trace);
   }
 
   /** The chained final record of a run: its outcome, what it cost, how many steps, the receipt's hash. */
-  private addOutcome(runId: string, at: string): void {
+  private addOutcome(runId: string, at: string, trace?: TraceRecord): void {
     const run = this.requireRun(runId);
     const receipt = (this.sql.receiptMessages.all(runId) as string[])
       .map(receiptSha256In)
@@ -517,7 +518,7 @@ export class Store implements RunRecorder {
         reason: r.reason ?? null,
         applicationNumber: r.applicationNumber ?? null,
         endedAt: r.endedAt ?? null,
-        outcome: { steps: r.stepCount, usage: r.usage, receiptSha256: receipt ?? null },
+        outcome: { steps: r.stepCount, usage: r.usage, receiptSha256: receipt ?? null, ...(trace ? { trace } : {}) },
       },
     );
   }

@@ -19,7 +19,7 @@ import { RunContext } from './run-context';
 import type { RunLoopOptions } from './run-options';
 import { notReached, validActions } from './turn-actions';
 
-export type { ReceiptKeeper, RunListener } from './run-options';
+export type { RunListener } from './run-options';
 
 export interface RunResult extends RunEnding {
   steps: number;

@@ -56,7 +56,7 @@ interface ReadTaskOptions {
 }
 
 /** Where an acknowledgement read by an `extract` task is kept (the run loop's receipt folder). */
-export interface ReadReceiptKeeper {
+interface ReadReceiptKeeper {
   keep(receipt: { bytes: Uint8Array; contentType: string; url: string; kind: 'receipt_link' | 'confirmation_page'; sha256: string; runId: string; applicationNumber: string }): Promise<string>;
 }
 

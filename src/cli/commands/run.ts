@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
 import { loadCaseFile } from '../../agent/case/case-files';
@@ -9,6 +10,9 @@ import { bindLabProfile } from '../../../lab';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
+import { traceKeeperIn } from '../../audit';
+import { TraceRecord } from '../../shared/trace';
+import type { RunEvent } from '../../store/records';
 import { defaultDbPath } from '../../store';
 import { routesFor } from '../../service/learned-routes';
 import { CredentialChain } from '../../vault';
@@ -37,6 +41,10 @@ Each step is printed on stderr: number, action, element, guard verdict, outcome.
   --time-limit SECONDS        time limit (default 400)
   --no-route                  the planner decides every page even where a learned route exists (see "portal-desk routes");
                               the route is left as it is
+  --trace                     also record a Playwright trace (DOM snapshots, network, console) once code has signed in;
+                              kept 0600 beside the store in traces/RUN.zip unless it holds a secret of the run (then
+                              dropped, with the reason); its sha256 goes into the run's final record.
+                              Open it with: npx playwright-core show-trace FILE
   --headed                    show the browser window
   --json                      print a summary as JSON on stdout`;
 
@@ -55,6 +63,7 @@ export async function runCommand(args: string[]): Promise<number> {
     headed: { type: 'boolean' },
     json: { type: 'boolean' },
     'no-route': { type: 'boolean' },
+    trace: { type: 'boolean' },
   });
   if (values.help) {
     console.log(HELP);
@@ -116,6 +125,7 @@ export async function runCommand(args: string[]): Promise<number> {
         loginStates,
         demo: labHandle,
         ...routesFor(store, { noRoute: values['no-route'] }),
+        ...(values.trace ? { traces: traceKeeperIn(store.localFolder ?? dirname(store.path)) } : {}),
       },
       {
         caseFile,
@@ -124,6 +134,7 @@ export async function runCommand(args: string[]): Promise<number> {
         approveMode,
         layout,
         limits,
+        trace: values.trace === true,
         onStart: (runId) => log(`run id: ${runId} (if this process stops, continue with "portal-desk resume ${runId} --db ${dbPath}")`),
         listener: {
           log,
@@ -147,6 +158,7 @@ export async function runCommand(args: string[]): Promise<number> {
       wallMs: finished.wallMs,
       ...(finished.route ? { route: { routeSteps: finished.route.routeTurns, plannerSteps: finished.route.plannerTurns, update: finished.route.update.kind, ...(finished.route.update.version ? { version: finished.route.update.version } : {}) } } : {}),
     };
+    if (values.trace) log(traceLine(await store.auditTrail(finished.runId), store.localFolder ?? dirname(store.path)));
     if (finished.route) log(`route: ${finished.route.routeTurns} page(s) from the learned route, ${finished.route.plannerTurns} from the planner; ${finished.route.update.line}`);
     log(finished.status === 'done' ? `DONE: ${finished.reason}` : `NOT DONE (${finished.status}): ${finished.reason}`);
     if (values.json) console.log(JSON.stringify(summary, null, 2));
@@ -186,4 +198,14 @@ export function runningLab(url: string): { hostResolverRules: string; bind(profi
       return bindLabProfile(profile, port);
     },
   };
+}
+
+/** What became of the run's trace, as its chained outcome record says. */
+function traceLine(trail: readonly RunEvent[], folder: string): string {
+  const outcome = trail.findLast((e) => e.type === 'outcome')?.set?.outcome as { trace?: unknown } | undefined;
+  const trace = TraceRecord.safeParse(outcome?.trace);
+  if (!trace.success) return 'trace: none recorded (the run ended without a final record)';
+  if (!trace.data.kept) return `trace: not kept: ${trace.data.reason}`;
+  const path = join(folder, trace.data.file);
+  return `trace: ${path} (${Math.round(trace.data.bytes / 1024)} KB, sha256 ${trace.data.sha256}, scanned ${trace.data.files} files for the run's secrets); open it with: npx playwright-core show-trace ${path}`;
 }
