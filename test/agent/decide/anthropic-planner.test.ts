@@ -2,8 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { actOnPageJsonSchema, digest, SYSTEM_PROMPT } from '../../../src/agent/decide/anthropic';
 import { estimateTokens } from '../../../src/agent/decide/anthropic/conversation';
 import { PlannerError } from '../../../src/agent/decide/planner';
+import type { StepAction } from '../../../src/shared/run';
 import { formFillingModel, type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../support/messages-api';
-import { allBlocks, blocks, CASE, control, detailsPage, input, messagesOf, observation, plannerFor, PNG, ran, stepAction, TEST_KEY, turnOf } from './fixtures';
+import { allBlocks, blocks, CASE, control, detailsPage, input, messagesOf, observation, plannerFor, PNG, pngOf, ran, stepAction, TEST_KEY, turnOf } from './fixtures';
 
 let api: MessagesApi | undefined;
 afterEach(async () => {
@@ -202,6 +203,47 @@ describe('the requests the anthropic planner sends', () => {
     expect(r4.call?.imageSent).toBe(false);
     expect(images(server.requests[4]!)).toHaveLength(0);
     expect(quiet.screenshots).toBe(0);
+  });
+
+  describe('keeps a request within the API image limits', () => {
+    const gatedPage = (read: string) => detailsPage(read, { controls: [control({ ref: `${read}c1`, role: 'button', name: 'Submit application', gated: true })] });
+    const answer = () => reply.toolUse(turnOf([{ type: 'click', ref: 'r0c1' }]));
+    /** Steps on a page with a gated button (each brings a screenshot), every turn ran. */
+    async function steps(count: number, png: Uint8Array): Promise<RecordedRequest[]> {
+      const server = await serve(() => answer());
+      const planner = plannerFor(server, { tokenBudget: 1_000_000 });
+      planner.start(CASE);
+      let previous: StepAction[] = [];
+      for (let step = 0; step < count; step += 1) {
+        const turn = await planner.decide({ ...input(step, gatedPage(`r${step + 10}`), previous), screenshot: async () => png });
+        expect(turn.call?.imageSent).toBe(true);
+        previous = ran(turn.turn);
+      }
+      return server.requests;
+    }
+
+    it('a screenshot the API would refuse (over 8000 px) stays home: the read goes without it', async () => {
+      const server = await serve(() => answer());
+      const planner = plannerFor(server);
+      planner.start(CASE);
+      const result = await planner.decide({ ...input(0, gatedPage('r1')), screenshot: async () => pngOf(1_280, 8_200) });
+      expect(result.call?.imageSent).toBe(false);
+      expect(server.requests[0]?.raw).not.toContain('"type":"image"');
+    });
+
+    it('never more than 20 images: 21 high-density screenshots (2560 px) in one request would be refused', async () => {
+      const requests = await steps(23, pngOf(2_560, 40));
+      const imagesPer = requests.map((request) => request.raw.split('"type":"image"').length - 1);
+      expect(Math.max(...imagesPer)).toBe(20);
+      expect(imagesPer[imagesPer.length - 1]).toBeLessThan(20);
+    });
+
+    it('never near 32 MB: noisy 6 MB screenshots (8 MB as base64) would make the fourth request too big', async () => {
+      const requests = await steps(5, pngOf(2_000, 3_000, true));
+      const sizes = requests.map((request) => Buffer.byteLength(request.raw));
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(30 * 1024 * 1024);
+      expect(Math.max(...sizes)).toBeGreaterThan(20 * 1024 * 1024);
+    });
   });
 
   it('never sends screenshots when they are switched off', async () => {

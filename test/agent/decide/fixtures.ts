@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { AnthropicPlanner, type AnthropicPlannerOptions } from '../../../src/agent/decide/anthropic';
 import type { CaseView, PlanInput } from '../../../src/agent/decide/planner';
@@ -90,13 +91,17 @@ function pngChunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, body, crc]);
 }
 
-/** A real (blank, grey-scale) PNG of this size: the loopback reads its header as the API would. */
-export function pngOf(width: number, height: number): Uint8Array {
+/**
+ * A real grey-scale PNG of this size: the loopback reads its header as the API would. Blank, or
+ * `noise` (random pixels, which do not compress: a file about width × height bytes).
+ */
+export function pngOf(width: number, height: number, noise = false): Uint8Array {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 0, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width + 1) * height);
+  const rows = noise ? randomBytes((width + 1) * height) : Buffer.alloc((width + 1) * height);
+  if (noise) for (let row = 0; row < height; row += 1) rows[row * (width + 1)] = 0;
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return new Uint8Array(Buffer.concat([signature, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(rows)), pngChunk('IEND', Buffer.alloc(0))]));
 }

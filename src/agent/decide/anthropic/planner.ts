@@ -22,6 +22,7 @@ import { isForcedToolChoiceRejected, isMalformedBody, malformedBodyError, maxTok
 import { DEFAULT_PRICES, type PriceTable } from './prices';
 import { ACT_ON_PAGE, NO_TOOL_CALL_NUDGE, openingTurn, SYSTEM_PROMPT } from './prompt';
 import { renderEarlierTurns, renderNotes, renderPrevious, turnLine } from './report';
+import { MAX_IMAGES_PER_REQUEST, MAX_REQUEST_BYTES, requestShape, screenshotRefusal } from './request-limits';
 import { screenshotReason } from './screenshot-policy';
 
 export interface AnthropicPlannerOptions extends AnthropicOptions {
@@ -69,7 +70,7 @@ function sendable(blocks: ContentBlockParam[]): ContentBlockParam[] {
  * one (text after tool_result blocks teaches the model to end its turns empty), else as a text
  * block. Asked once, however many times the turn goes again.
  */
-function withNudge(message: MessageParam & { role: 'user' }): MessageParam & { role: 'user' } {
+function withNudge(message: MessageParam): MessageParam {
   const content: ContentBlockParam[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
   const nudge: TextBlockParam = { type: 'text', text: NO_TOOL_CALL_NUDGE };
   const said = (blocks: readonly unknown[]) => blocks.some((block) => (block as TextBlockParam).type === 'text' && (block as TextBlockParam).text === NO_TOOL_CALL_NUDGE);
@@ -282,6 +283,8 @@ export class AnthropicPlanner implements Planner {
     if (!reason) return null;
     try {
       const png = await input.screenshot();
+      // A picture the API would refuse (not a PNG, over 8000 px) would fail the whole request: the read goes without it.
+      if (screenshotRefusal(png)) return null;
       log.image(reason);
       return run.conversation.imageBlock(png);
     } catch {
@@ -362,10 +365,16 @@ export class AnthropicPlanner implements Planner {
     };
   }
 
-  /** Whether a request with these messages would pass the token budget (estimated). */
+  /**
+   * Whether a request with these messages would pass the token budget (estimated), or a limit the
+   * API enforces whatever the budget: more than 20 images, a body near 32 MB (request-limits.ts).
+   */
   private overBudget(messages: readonly MessageParam[], outgoing: MessageParam, paused: ContentBlockParam[]): boolean {
-    const fixed = estimateTokens(this.fixedParams(this.config.model, this.config.maxTokens)) + estimateTokens(outgoing) + estimateTokens(paused);
-    return fixed + estimateTokens(messages) > this.config.tokenBudget;
+    const fixedParams = this.fixedParams(this.config.model, this.config.maxTokens);
+    const fixed = estimateTokens(fixedParams) + estimateTokens(outgoing) + estimateTokens(paused);
+    if (fixed + estimateTokens(messages) > this.config.tokenBudget) return true;
+    const shape = requestShape([fixedParams, messages, outgoing, paused]);
+    return shape.images > MAX_IMAGES_PER_REQUEST || shape.bytes > MAX_REQUEST_BYTES;
   }
 
   /**
