@@ -124,9 +124,35 @@ export function requestsOf(events: readonly StepEvent[], requests?: readonly Req
     lines.push(entryLine(r));
   }
   lines.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  const sent = lines.reduce((n, l) => n + (l.outcome === 'sent' ? l.count : 0), 0);
-  const all = lines.reduce((n, l) => n + l.count, 0);
+  const twice = sameRequestTwice(lines);
+  const sent = lines.reduce((n, l) => n + (l.outcome === 'sent' ? l.count : 0), 0) - twice;
+  const all = lines.reduce((n, l) => n + l.count, 0) - twice;
   return { lines, hidden, sent, stopped: all - sent };
+}
+
+/**
+ * A commit the gate let through also passed the egress lock, which logged it: one request, two
+ * lines. The egress line says so, and the pane's totals count it once. Answers how many such pairs.
+ */
+function sameRequestTwice(lines: RequestLine[]): number {
+  const spare = new Map<RequestLine, number>();
+  for (const l of lines) if (l.by === 'egress lock' && l.outcome === 'sent') spare.set(l, l.count);
+  let pairs = 0;
+  for (const gate of lines) {
+    if (gate.by !== 'commit gate' || gate.outcome !== 'sent' || !gate.method || !gate.url) continue;
+    for (const [egress, left] of spare) {
+      if (left === 0 || egress.method !== gate.method || withoutQuery(egress.url) !== withoutQuery(gate.url)) continue;
+      spare.set(egress, left - 1);
+      egress.message = `${egress.message}; the commit gate's line is the same request`;
+      pairs += 1;
+      break;
+    }
+  }
+  return pairs;
+}
+
+function withoutQuery(url: string | null): string {
+  return (url ?? '').replace(/[?#].*$/, '');
 }
 
 /** The page errors pane of a step: script and console errors and failed loads, as recorded. */

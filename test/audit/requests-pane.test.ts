@@ -18,6 +18,8 @@ function entry(e: Partial<RequestEntry> & Pick<RequestEntry, 'method' | 'host' |
 const REQUESTS: RequestEntry[] = [
   entry({ method: 'GET', host: PORTAL, path: '/img/logo.png', outcome: 'sent', count: 12 }, 1),
   entry({ method: 'POST', host: PORTAL, path: '/address', outcome: 'sent' }, 5),
+  // The submission the commit gate let through (its line is among the events), as the egress lock logged it.
+  entry({ method: 'POST', host: PORTAL, path: '/renewal/submit', outcome: 'sent' }, 7),
   entry({ kind: 'tunnel', method: 'CONNECT', host: 'content-autofill.googleapis.com', port: 443, path: null, outcome: 'refused', reason: 'not one of the portal’s addresses', count: 4 }, 2),
   entry({ kind: 'tunnel', method: 'CONNECT', host: 'fonts.googleapis.com.evil.example', port: 443, path: null, outcome: 'refused', reason: 'not one of the portal’s addresses', count: 2 }, 3),
 ];
@@ -46,9 +48,11 @@ describe('the requests pane of a step with the egress lock’s log', () => {
       'refused null tracker.evil.example ×1 network lock hosts',
       `sent POST http://${PORTAL}/address ×1 egress lock egress-lock:portal-hosts`,
       `sent POST http://${PORTAL}/renewal/submit ×1 commit gate commit-gate:submit-path`,
+      `sent POST http://${PORTAL}/renewal/submit ×1 egress lock egress-lock:portal-hosts`,
     ]);
-    // Counts are requests, repeats included; Chromium's own (4 refused tunnels) are counted apart.
+    // Counts are requests, repeats included, the submission once though two locks judged it; Chromium's own (4 refused tunnels) are counted apart.
     expect({ sent: pane.sent, stopped: pane.stopped, hidden: pane.hidden }).toEqual({ sent: 14, stopped: 3, hidden: 4 });
+    expect(pane.lines.find((l) => l.by === 'egress lock' && l.url?.endsWith('/renewal/submit'))!.message).toMatch(/the commit gate's line is the same request$/);
     expect(pane.lines.find((l) => l.outcome === 'refused' && l.by === 'egress lock')!.message).toMatch(/^Refused \(a tunnel.*\): not one of the portal’s addresses$/);
   });
 
