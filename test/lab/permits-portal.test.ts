@@ -4,7 +4,7 @@ import { permitCases, runPermits } from '../../lab/eval/suites/permits';
 /**
  * The fourth lab portal (trade permits: uploads, a calendar date, a three-box date, an autocomplete
  * district, a select2-style ward, div checkboxes, a shadow-DOM address block, an address finder in a
- * frame of a second allowed host, a session-timeout warning) run end to end by the offline rules
+ * frame of a second allowed host, a session-timeout warning, a receipt in a new tab) run end to end by the offline rules
  * planner through the real engine (Chromium, the guard, the commit gate, SQLite), scored from what
  * the portal received. The CI subset here; `portal-desk eval --suite permits --full` runs all 20.
  */
@@ -20,5 +20,8 @@ describe('trade-permits lab portal, rules planner', () => {
     expect(run.touches).toEqual([1, 1, 1, 1]);
     // Code answered the session-timeout warning once per form (the portal counts each "Continue session").
     expect(run.extensions).toBe(4);
+    // The receipt the confirmation opens in a new tab: the tab itself asked the portal for it, code followed it
+    // (a tab_followed record with its sha256) and closed it, and the run went on to done in its own page.
+    for (const result of run.results) expect([result.id, result.metrics.receipt_tab_requests, result.metrics.receipt_tabs_followed]).toEqual([result.id, 1, 1]);
   }, 300_000);
 });
