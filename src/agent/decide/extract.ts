@@ -5,7 +5,7 @@ import type { Observation } from '../../shared/observation';
 import type { ModelCall } from '../../shared/run';
 import { parseStrictOutput, strictJsonSchema } from './action-json-schema';
 import { CallLog } from './anthropic/call-log';
-import { apiHost, createClient } from './anthropic/client';
+import { apiHost, createClient, requestTimeoutMs } from './anthropic/client';
 import { type AnthropicConfig, type AnthropicOptions, loadAnthropicConfig } from './anthropic/config';
 import { maxTokensError, plannerErrorFrom, refusalError } from './anthropic/errors';
 import { neutraliseDelimiters, pageBlock, UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './anthropic/page-block';
@@ -96,9 +96,9 @@ export async function extract<T extends z.ZodType>(
   const log = new CallLog('anthropic-extract', config.model, { ...DEFAULT_PRICES, ...config.prices });
   const doing = 'extracting data from the page';
 
-  const params: MessageCreateParamsNonStreaming = {
+  const request = (maxTokens: number): MessageCreateParamsNonStreaming => ({
     model: config.model,
-    max_tokens: config.maxTokens,
+    max_tokens: maxTokens,
     system: EXTRACT_SYSTEM_PROMPT,
     output_config: { format: { type: 'json_schema', schema: strictJsonSchema(target) }, ...(config.effort ? { effort: config.effort } : {}) },
     messages: [
@@ -110,19 +110,29 @@ export async function extract<T extends z.ZodType>(
         ],
       },
     ],
-  };
-  const startedAt = Date.now();
+  });
+  let maxTokens = config.maxTokens;
   let message: Message;
-  try {
-    message = await client.messages.create(params);
-  } catch (error) {
-    log.failed(params, startedAt);
-    throw plannerErrorFrom(error, log.call(), { model: config.model, host: apiHost(config), maxRetries: config.maxRetries, doing }) ?? error;
+  for (;;) {
+    const params = request(maxTokens);
+    const startedAt = Date.now();
+    try {
+      message = await client.messages.create(params, { timeout: requestTimeoutMs(config, maxTokens) });
+    } catch (error) {
+      log.failed(params, startedAt);
+      throw plannerErrorFrom(error, log.call(), { model: config.model, host: apiHost(config), maxRetries: config.maxRetries, doing }) ?? error;
+    }
+    log.answered(params, message, startedAt);
+    if (message.stop_reason === 'refusal') throw refusalError(message, log.mustCall(), doing);
+    // Cut off (thinking counts against max_tokens, and the JSON is then incomplete): once more with twice the room, as the planner does.
+    if (message.stop_reason === 'max_tokens' && maxTokens === config.maxTokens && maxTokens < config.maxTokensCeiling) {
+      maxTokens = Math.min(maxTokens * 2, config.maxTokensCeiling);
+      continue;
+    }
+    if (message.stop_reason === 'max_tokens') throw maxTokensError(maxTokens, log.mustCall(), doing);
+    break;
   }
-  log.answered(params, message, startedAt);
   const call = log.mustCall();
-  if (message.stop_reason === 'refusal') throw refusalError(message, call, doing);
-  if (message.stop_reason === 'max_tokens') throw maxTokensError(config.maxTokens, call, doing);
 
   const text = message.content.filter((block): block is TextBlock => block.type === 'text').map((block) => block.text).join('');
   let json: unknown;

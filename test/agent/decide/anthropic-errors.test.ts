@@ -157,6 +157,21 @@ describe('the anthropic planner under API errors', () => {
     expect(String(answer[0]?.['content'])).toContain('had no act_on_page call');
   });
 
+  it('gives a reply the time its max_tokens may take: a slow, legitimate reply is not cut off and sent again', async () => {
+    const server = await serve([
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return reply.toolUse(GOOD);
+      },
+    ]);
+    // 1 s configured; 256 tokens may take about 7 s at the SDK's own rate (an hour per 128,000 tokens).
+    const planner = plannerFor(server, { timeoutMs: 1_000, maxTokens: 256, maxTokensCeiling: 256, maxRetries: 1 });
+    planner.start(CASE);
+    const result = await planner.decide(input(0, detailsPage('r10')));
+    expect(result.turn.actions).toEqual(GOOD.actions);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('retries once with more tokens after a max_tokens stop', async () => {
     const server = await serve([reply.maxTokens(), reply.toolUse(GOOD)]);
     const planner = plannerFor(server, { maxTokens: 1_000, maxTokensCeiling: 4_000 });

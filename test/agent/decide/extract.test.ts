@@ -88,6 +88,33 @@ describe('extract', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('asks once more with twice the tokens when the reply was cut off at max_tokens (the JSON would be incomplete)', async () => {
+    const cut = reply.json({ number: 'SHP-2026-00417', feeInr: 1500, paidOn: null });
+    cut.body['content'] = [{ type: 'text', text: '{"number": "SHP-2026-00', citations: null }];
+    cut.body['stop_reason'] = 'max_tokens';
+    api = await startMessagesApi([cut, reply.json({ number: 'SHP-2026-00417', feeInr: 1500, paidOn: null }), cut]);
+    const env = { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: api.url };
+    const result = await extract(CONFIRMATION, 'What is the application number and the fee?', Receipt, { env, maxTokens: 1_000, maxTokensCeiling: 4_000 });
+    expect(result.data).toEqual({ number: 'SHP-2026-00417', feeInr: 1500 });
+    expect(api.requests.map((request) => request.body.max_tokens)).toEqual([1_000, 2_000]);
+    // At the ceiling already: no second try, a max_tokens stop.
+    const error = await extract(CONFIRMATION, 'What is the application number?', Receipt, { env, maxTokens: 4_000, maxTokensCeiling: 4_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'max_tokens' });
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it('waits for a reply as long as its max_tokens may take, not only the configured timeout', async () => {
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return reply.json({ value: 'SHP-2026-00417' });
+    };
+    api = await startMessagesApi([slow]);
+    // 1 s configured, but 256 tokens may take about 7 s at the SDK's rate: the 1.5 s reply is taken, in one request.
+    const result = await extract(CONFIRMATION, 'What is the application number?', z.string(), { env: { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: api.url }, timeoutMs: 1_000, maxTokens: 256, maxRetries: 1 });
+    expect(result.data).toBe('SHP-2026-00417');
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('explains a refusal and needs a key before any call', async () => {
     api = await startMessagesApi([reply.refusal({ explanation: 'Declined.' })]);
     const error = await extract(CONFIRMATION, 'What is the application number?', Receipt, { env: { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: api.url } }).catch((e: unknown) => e);

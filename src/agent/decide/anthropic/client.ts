@@ -17,6 +17,21 @@ export function createClient(config: AnthropicConfig): Anthropic {
   });
 }
 
+/** The longest a non-streaming request is given: beyond it the SDK itself asks for streaming. */
+const NON_STREAMING_LIMIT_MS = 10 * 60 * 1000;
+
+/**
+ * The timeout of one request: the configured one, but never less than the time a reply of
+ * `maxTokens` may take at the SDK's own planning rate (an hour per 128,000 tokens), up to the
+ * 10 minutes a non-streaming request may take. A non-streaming reply arrives whole only when the
+ * model has finished (thinking included), so a shorter timeout cuts off a legitimate long reply,
+ * and the SDK sends the same request again (each attempt billed) before giving up.
+ */
+export function requestTimeoutMs(config: AnthropicConfig, maxTokens: number): number {
+  const expected = Math.ceil((60 * 60 * 1000 * maxTokens) / 128_000);
+  return Math.max(config.timeoutMs, Math.min(expected, NON_STREAMING_LIMIT_MS));
+}
+
 /** The host requests go to, for messages (never the key). */
 export function apiHost(config: AnthropicConfig): string {
   try {

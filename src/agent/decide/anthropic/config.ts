@@ -39,7 +39,7 @@ export const AnthropicConfig = z.strictObject({
   maxInvalidOutputs: z.int().min(1).default(3),
   /** SDK retries (with backoff, honouring retry-after) for 408, 409, 429, 5xx and 529. */
   maxRetries: z.int().min(0).max(10).default(4),
-  /** Per-request timeout in milliseconds. */
+  /** Per-request timeout in milliseconds; a request is given at least the time its max_tokens may take (client.ts, requestTimeoutMs). */
   timeoutMs: z.int().min(1_000).default(120_000),
   /** Default: by model (see {@link defaultToolChoice}). */
   toolChoice: ToolChoiceMode.optional(),

@@ -15,7 +15,7 @@ import { PlannerError } from '../planner';
 import { actOnPageTool, parseActOnPage } from './act-on-page';
 import { breakpointsFor, runCacheMinimum } from './cache-breakpoints';
 import { CallLog } from './call-log';
-import { apiHost, createClient } from './client';
+import { apiHost, createClient, requestTimeoutMs } from './client';
 import { type AnthropicConfig, type AnthropicOptions, defaultToolChoice, loadAnthropicConfig, type ToolChoiceMode } from './config';
 import { Conversation, estimateTokens } from './conversation';
 import { isForcedToolChoiceRejected, isMalformedBody, malformedBodyError, maxTokensError, pauseLimitError, plannerErrorFrom, refusalError } from './errors';
@@ -172,7 +172,7 @@ export class AnthropicPlanner implements Planner {
       const startedAt = Date.now();
       let message: Message;
       try {
-        message = await this.client.messages.create(params);
+        message = await this.client.messages.create(params, { timeout: requestTimeoutMs(this.config, params.max_tokens) });
       } catch (error) {
         log.failed(params, startedAt);
         if (!fellBackToAuto && this.toolChoiceMode !== 'auto' && isForcedToolChoiceRejected(error)) {
