@@ -1,5 +1,5 @@
 import type { BatchEntry, BatchOutcome } from '../service/batch';
-import type { QueueEntry, QueueView } from '../shared/console-api';
+import type { QueueEntry, QueueView, RunPhase } from '../shared/console-api';
 import type { RunRecord } from '../shared/run';
 import { displayNameOf } from './case-folder';
 
@@ -11,6 +11,8 @@ export interface QueueLookups {
   slotHolder(entry: { clientId: string; portal: string }): string | undefined;
   /** The run's record as the store has it now (its status and reason), if it exists yet. */
   record(runId: string): RunRecord | undefined;
+  /** What the live run is doing now. */
+  phase(runId: string): RunPhase | undefined;
 }
 
 interface Tracked {
@@ -103,5 +105,6 @@ function entryView(e: Tracked, look: QueueLookups, concurrency: number): QueueEn
   const asks = look.clerkWait(e.runId);
   if (asks) return { ...base, state: 'waiting_clerk', reason: asks };
   const record = look.record(e.runId);
-  return { ...base, state: 'running', reason: record && record.stepCount > 0 ? `Working · step ${record.stepCount}` : 'Starting' };
+  const phase = look.phase(e.runId);
+  return { ...base, state: 'running', ...(phase ? { phase } : {}), reason: record && record.stepCount > 0 ? `step ${record.stepCount}` : 'starting' };
 }

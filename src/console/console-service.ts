@@ -239,9 +239,9 @@ export class ConsoleService {
     for (const run of this.live.values()) await run.screencast?.stop();
     // A run mid-action ends when its browser goes; whatever it writes as it ends is dropped.
     for (const browser of this.browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
-    await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
     // Office runs parked on a row wake and end; the desk's worker hands their cases back to the queue.
     await this.office?.close();
+    await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
     this.listeners.clear();
     await this.store.close();
   }
@@ -656,6 +656,7 @@ export class ConsoleService {
       clerkWait: (runId) => this.clerkWait(runId),
       slotHolder: (e) => this.slots.holder(ClientSlots.keyOf(e)),
       record: (runId) => this.records.get(runId),
+      phase: (runId) => this.live.get(runId)?.phase,
     };
   }
 

@@ -174,6 +174,8 @@ export const QueueEntry = z.object({
   /** One line on where it is (why it waits, what its run waits for, how it ended). */
   reason: z.string(),
   runId: z.string().optional(),
+  /** What a running case's run is doing now (starting the browser, signing in, reading the page…). */
+  phase: RunPhase.optional(),
 });
 export type QueueEntry = z.infer<typeof QueueEntry>;
 

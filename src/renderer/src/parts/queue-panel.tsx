@@ -1,6 +1,6 @@
 import type { QueueEntry, QueueView } from '../../../shared/console-api';
 import { href } from '../route';
-import type { Tone } from '../status';
+import { phaseLabel, type Tone } from '../status';
 
 const STATES: Record<QueueEntry['state'], { label: string; tone: Tone }> = {
   waiting: { label: 'waiting', tone: 'idle' },
@@ -47,7 +47,7 @@ export function QueuePanel({ queue }: { queue: QueueView }) {
                 </div>
               </td>
               <td className="reason" title={e.reason}>
-                {e.reason}
+                {e.state === 'running' ? `${phaseLabel(e.phase ?? null) || 'Working'} · ${e.reason}` : e.reason}
               </td>
               <td className="row-links">{e.runId && <a href={href({ name: 'run', runId: e.runId })}>{e.state === 'waiting_clerk' ? 'Answer →' : 'Open'}</a>}</td>
             </tr>
