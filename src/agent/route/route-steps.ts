@@ -72,6 +72,16 @@ function otherField(control: Control, field: string, names: FieldNames): string 
   return named !== undefined && named !== field ? `the route puts case field "${field}" in ${control.label}, which case field "${named}" answers` : undefined;
 }
 
+/**
+ * Why a route may not click `control`, or undefined when it may: a click on a checkbox, switch or
+ * radio sets it as surely as `check` does, but names no field and meets neither the guard's
+ * declaration rule nor {@link unbackedTick}; a route sets a box only with check or choose.
+ */
+function boxClick(control: Control): string | undefined {
+  const box = BOXES.has(control.role) || control.role === 'radio' || ['checkbox', 'radio'].includes(control.inputType?.toLowerCase() ?? '');
+  return box ? `the route clicks ${control.label}, a box: a route sets a box only by ticking it for this case` : undefined;
+}
+
 interface LearnInput {
   observation: Observation;
   /** The planner's actions for this read, schema-valid. */
@@ -120,9 +130,12 @@ export function learnStep(input: LearnInput): { step: RouteStep } | { unlearnabl
       case 'select':
         translated.push({ type: action.type, control: identity, field: action.field });
         break;
-      case 'click':
+      case 'click': {
+        const refused = boxClick(control);
+        if (refused) return { unlearnable: refused };
         translated.push({ type: 'click', control: identity });
         break;
+      }
       case 'check': {
         const bound = checkBinding(control, identity, action.checked, action.field, values, names, scrub);
         const unbacked = bound ? undefined : unbackedTick(control, action.checked, values, names, input.cover);
@@ -246,9 +259,12 @@ export function resolveStep(input: ResolveInput): { actions: Action[]; partial: 
     const swapped = 'field' in ra && ra.field !== undefined ? otherField(control, ra.field, input.names) : undefined;
     if (swapped) return { mismatch: swapped };
     switch (ra.type) {
-      case 'click':
+      case 'click': {
+        const refused = boxClick(control);
+        if (refused) return { mismatch: refused };
         actions.push({ type: 'click', ref: control.ref });
         break;
+      }
       case 'fill': {
         const value = stringValue(values, ra.field);
         if (value !== undefined && control.value !== value) actions.push({ type: 'fill', ref: control.ref, field: ra.field });

@@ -142,6 +142,18 @@ describe('route data that would answer the case for the client', () => {
     expect(follow(tampered, ownerPage('Meera Kulkarni'))).toEqual({ mismatch: 'the route sets checkbox "Open on Sundays" by itself, and case field "open_on_sundays" answers it' });
   });
 
+  it('a click on a box (which sets it like a tick, with no field) is neither followed nor learned', () => {
+    const step = learnedOn(ownerPage('Anand Raghavan'), []);
+    const sundays = step.actions.find((x) => x.type === 'check' && x.field === 'open_on_sundays') as Extract<typeof step.actions[number], { type: 'check' }>;
+    const clicked = { ...step, actions: step.actions.map((x) => (x === sundays ? { type: 'click' as const, control: sundays.control } : x)) };
+    const refusal = 'the route clicks checkbox "Open on Sundays", a box: a route sets a box only by ticking it for this case';
+    expect(follow(clicked, ownerPage('Meera Kulkarni'))).toEqual({ mismatch: refusal });
+    const a = ownerPage('Anand Raghavan');
+    expect(learnStep({ observation: a, actions: [{ type: 'click', ref: a.controls[4]!.ref }], values: A, names, scrub: new Scrubber(Object.values(A)), cover: coverA })).toEqual({
+      unlearnable: 'the route clicks radio "Shop", a box: a route sets a box only by ticking it for this case',
+    });
+  });
+
   it('one field’s value in another field’s box is a mismatch, for a box, a radio group and a text box', () => {
     const step = learnedOn(ownerPage('Anand Raghavan'), []);
     const swap = (from: string, to: string) => ({ ...step, actions: step.actions.map((x) => ('field' in x && x.field === from ? { ...x, field: to } : x)) });
