@@ -205,6 +205,23 @@ describe('the requests the anthropic planner sends', () => {
     expect(quiet.screenshots).toBe(0);
   });
 
+  it('sends the picture of a page with unnamed controls once, not with every turn on it (each costs ~1,500 input tokens)', async () => {
+    const server = await serve(() => reply.toolUse(turnOf([{ type: 'click', ref: 'r0c1' }])));
+    const planner = plannerFor(server);
+    planner.start(CASE);
+    const sent: boolean[] = [];
+    let previous: StepAction[] = [];
+    // Three turns on one page with a nameless icon link, then the next page (another address) with one too.
+    const pages = [detailsPage('r70', { unnamedControls: 1 }), detailsPage('r71', { unnamedControls: 1 }), detailsPage('r72', { unnamedControls: 1 }), detailsPage('r73', { unnamedControls: 1, url: 'https://shops.portal.test/apply/owner' })];
+    for (const [step, page] of pages.entries()) {
+      const turn = await planner.decide(input(step, page, previous));
+      sent.push(turn.call?.imageSent === true);
+      previous = ran(turn.turn);
+    }
+    expect(sent).toEqual([true, false, false, true]);
+    expect(server.requests.map((request) => request.raw.split('"type":"image"').length - 1)).toEqual([1, 1, 1, 2]);
+  });
+
   describe('keeps a request within the API image limits', () => {
     const gatedPage = (read: string) => detailsPage(read, { controls: [control({ ref: `${read}c1`, role: 'button', name: 'Submit application', gated: true })] });
     const answer = () => reply.toolUse(turnOf([{ type: 'click', ref: 'r0c1' }]));

@@ -49,6 +49,8 @@ interface RunState {
   pending: Pending | null;
   /** The model set want_screenshot in its last accepted turn. */
   wantScreenshot: boolean;
+  /** The page the last screenshot sent showed: unnamed controls bring a picture once per page. */
+  lastPicture: { url: string; unnamedControls: number } | null;
   /** The model requests name: the configured one, or the fallback after a refusal. */
   model: string;
   /** The last accepted turn (its outcomes come with the next decide), for the run's story. */
@@ -132,7 +134,7 @@ export class AnthropicPlanner implements Planner {
   }
 
   start(caseView: CaseView): void {
-    this.run = { caseView, conversation: new Conversation(), turns: 0, invalidOutputs: 0, pending: null, wantScreenshot: false, model: this.config.model, lastTurn: null, story: [] };
+    this.run = { caseView, conversation: new Conversation(), turns: 0, invalidOutputs: 0, pending: null, wantScreenshot: false, lastPicture: null, model: this.config.model, lastTurn: null, story: [] };
   }
 
   async decide(input: PlanInput): Promise<PlanResult> {
@@ -279,13 +281,14 @@ export class AnthropicPlanner implements Planner {
 
   private async screenshotFor(run: RunState, input: PlanInput, log: CallLog): Promise<ImageBlockParam | null> {
     if (!this.config.screenshots) return null;
-    const reason = screenshotReason({ observation: input.observation, previous: input.previous, modelAsked: run.wantScreenshot });
+    const reason = screenshotReason({ observation: input.observation, previous: input.previous, modelAsked: run.wantScreenshot, lastPicture: run.lastPicture });
     if (!reason) return null;
     try {
       const png = await input.screenshot();
       // A picture the API would refuse (not a PNG, over 8000 px) would fail the whole request: the read goes without it.
       if (screenshotRefusal(png)) return null;
       log.image(reason);
+      run.lastPicture = { url: input.observation.url, unnamedControls: input.observation.unnamedControls };
       return run.conversation.imageBlock(png);
     } catch {
       return null;
