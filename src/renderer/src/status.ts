@@ -38,7 +38,7 @@ export function isDenied(view: RunView): boolean {
 
 /** A run that stopped without an ending (the console closed, the portal stopped answering): the clerk can resume it. */
 export function isResumable(view: RunView): boolean {
-  return view.run.status === 'interrupted';
+  return view.run.status === 'interrupted' && !view.phase;
 }
 
 /** The case's name for people: the case file's display name, else its id. */
@@ -63,8 +63,9 @@ export function phaseLabel(phase: RunView['phase']): string {
   return phase ? PHASES[phase] : '';
 }
 
+/** The run is working in this console (a resumed one from the moment its browser starts). */
 export function isLive(view: RunView): boolean {
-  return ['queued', 'running', 'awaiting_approval', 'awaiting_input'].includes(view.run.status);
+  return ['queued', 'running', 'awaiting_approval', 'awaiting_input'].includes(view.run.status) || !!view.phase;
 }
 
 /** The CAPTCHA / "verify you are human" ending: the clerk takes over in the portal. */

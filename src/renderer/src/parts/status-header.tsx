@@ -43,12 +43,16 @@ export function StatusHeader({ view, lastStep }: { view: RunView; lastStep: Step
     tone = 'idle';
   } else if (isBotChallenge(view)) {
     headline = 'Blocked — bot check not taken over';
+  } else if (run.status === 'interrupted' && view.phase) {
+    headline = 'Resuming';
+    tone = 'running';
+    detail = phaseLabel(view.phase);
   } else if (run.status === 'interrupted') {
     headline = 'Interrupted — resumable';
   } else {
     headline = look.label.charAt(0).toUpperCase() + look.label.slice(1);
   }
-  const starting = (run.status === 'running' || run.status === 'queued') && !lastStep && view.phase !== 'waiting_portal';
+  const starting = ((run.status === 'running' || run.status === 'queued') && !lastStep && view.phase !== 'waiting_portal') || (run.status === 'interrupted' && !!view.phase);
   return (
     <header className={`status-header tone-${tone}`} data-status={run.status} data-phase={view.phase ?? undefined}>
       <div className="status-main">
