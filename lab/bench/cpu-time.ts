@@ -27,9 +27,10 @@ export interface CpuUse {
   others: number;
 }
 
-export function readCpu(): CpuCounters | null {
+/** `also`: other process trees to count with this one (a server this process started that detached, as PostgreSQL does). */
+export function readCpu(also: readonly number[] = []): CpuCounters | null {
   try {
-    return { tree: treeSeconds(process.pid), ...machineSeconds() };
+    return { tree: treeSeconds([process.pid, ...also]), ...machineSeconds() };
   } catch {
     return null;
   }
@@ -45,7 +46,7 @@ export function cpuBetween(before: CpuCounters | null, after: CpuCounters | null
   return { seconds: round(seconds), ours: round(Math.min(1, seconds / total)), others: round(Math.max(0, (busy - seconds) / total)) };
 }
 
-function treeSeconds(root: number): number {
+function treeSeconds(roots: readonly number[]): number {
   const children = new Map<number, number[]>();
   const ticks = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
@@ -66,9 +67,12 @@ function treeSeconds(root: number): number {
     children.set(ppid, list);
   }
   let sum = 0;
-  const queue = [root];
+  const queue = [...roots];
+  const counted = new Set<number>();
   while (queue.length) {
     const pid = queue.pop()!;
+    if (counted.has(pid)) continue; // a root inside another root's tree counts once
+    counted.add(pid);
     sum += ticks.get(pid) ?? 0;
     queue.push(...(children.get(pid) ?? []));
   }

@@ -5,6 +5,8 @@ import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import { bindLabProfile, type Lab, type PortalId } from '..';
 import { LabCredentials } from '../demo/lab-portals';
 import { executeRun } from '../../src/service/run-service';
+import type { CaseFile } from '../../src/shared/case-file';
+import type { RunStatus } from '../../src/shared/run';
 import type { ApprovalGate, InputSource } from '../../src/shared/clerk';
 import type { Store } from '../../src/store';
 import { spread, type Spread } from './stats';
@@ -33,7 +35,8 @@ export interface LabFormEnv {
 
 export interface FormRun {
   portal: PortalId;
-  status: string;
+  runId: string;
+  status: RunStatus;
   reason: string;
   steps: number;
   /** The lab recorded exactly one submission for the run's client. */
@@ -52,14 +55,25 @@ const answerNothing: InputSource = { ask: async () => null };
 let runSeq = 0;
 
 export async function runLabForm(env: LabFormEnv, portal: PortalId): Promise<FormRun> {
+  return runLabCase(env, labCase(env.lab, portal));
+}
+
+/** The portal's sample case under a client id (and case id) of its own, that client's variant reset in the lab. */
+export function labCase(lab: Lab, portal: PortalId): CaseFile {
   const base = loadCaseFile(join(CASES, LAB_FORMS[portal]));
   const tag = `bench-${process.pid}-${++runSeq}`;
   const caseFile = { ...base, caseId: `${base.caseId}-${tag}`, clientId: `${base.clientId}-${tag}` };
-  env.lab.configure(caseFile.clientId, {});
+  lab.configure(caseFile.clientId, {});
+  return caseFile;
+}
+
+/** One lab case run to its end as `runLabForm` runs it (`onStart`: the run's id as soon as it has one). */
+export async function runLabCase(env: LabFormEnv, caseFile: CaseFile, onStart?: (runId: string) => void): Promise<FormRun> {
+  const portal = caseFile.portal as PortalId;
   const started = performance.now();
   const finished = await executeRun(
     { store: env.store, browser: env.browser, approvals: approveAtOnce, inputs: answerNothing, credentials: new LabCredentials() },
-    { caseFile, profile: bindLabProfile(loadPortalProfile(caseFile.portal), env.lab.port), planner: 'rules', approveMode: 'all' },
+    { caseFile, profile: bindLabProfile(loadPortalProfile(caseFile.portal), env.lab.port), planner: 'rules', approveMode: 'all', ...(onStart ? { onStart } : {}) },
   );
   const ms = performance.now() - started;
   const submitted = env.lab.submissions({ clientId: caseFile.clientId }).length === 1;
@@ -67,6 +81,7 @@ export async function runLabForm(env: LabFormEnv, portal: PortalId): Promise<For
   const actions = steps.flatMap((s) => s.actions);
   return {
     portal,
+    runId: finished.runId,
     status: finished.status,
     reason: finished.reason,
     steps: finished.steps,

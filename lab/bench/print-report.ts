@@ -77,6 +77,24 @@ export function reportText(r: BenchReport): string {
   out(`  ratio ${t.ratio.toFixed(2)}×${t.cpuCeiling === null ? '' : `; CPU ceiling on ${r.machine.nproc} idle CPUs at the single batch's CPU per form: ${t.cpuCeiling.toFixed(2)}×`}`);
   out();
 
+  const o = r.office;
+  if ('skipped' in o) {
+    out(`Office queue: skipped (${o.skipped})`);
+  } else {
+    const q = o.overhead;
+    out(`Office queue (pg-boss 10 on a throw-away ${o.postgres}, desks in this process; CPU counts this process tree and the PostgreSQL server)`);
+    out(`  enqueue → start of the run at an idle desk (it asks every ${q.pollMs} ms): ${ms(q.idlePickupMs)}`);
+    out(`  one case's start → the next one's, ${q.backlogCases} cases queued, no run: ${ms(q.backlogPerCaseMs)}${q.cpu ? `; CPU ${q.cpuMsPerCase} ms a case (${pct(q.cpu.ours)} of the machine, other processes ${pct(q.cpu.others)})` : ''}`);
+    const ot = o.throughput;
+    for (const b of [ot.single, ot.double]) {
+      const cpu = b.cpu ? `; CPU: these runs and PostgreSQL ${pct(b.cpu.ours)} of the machine (${round(b.cpu.seconds / Math.max(1, b.done), 2)} CPU-s per form), other processes ${pct(b.cpu.others)}` : '';
+      out(`  ${b.concurrency} desk${b.concurrency === 1 ? '' : 's'}: ${b.done}/${b.forms} done in ${(b.wallMs / 1000).toFixed(1)} s = ${b.formsPerMinute} forms/min${cpu}`);
+      for (const why of b.notDone) out(`    not done: ${why}`);
+    }
+    out(`  ratio ${ot.ratio.toFixed(2)}×${ot.cpuCeiling === null ? '' : `; CPU ceiling on ${r.machine.nproc} idle CPUs at one desk's CPU per form (at most 2): ${ot.cpuCeiling.toFixed(2)}×`}`);
+  }
+  out();
+
   out(summaryTable(r.summary));
   return lines.join('\n');
 }

@@ -9,6 +9,7 @@ import { median, round, spread, type Spread } from './stats';
 import type { StoreWrite } from './store-write';
 import type { Throughput } from './throughput';
 import type { LearnedRouteBench } from './learned-route';
+import type { OfficeBench } from './office-queue';
 
 /** The benchmark's report: what `portal-desk bench` prints, and `--json` prints as JSON. */
 
@@ -74,6 +75,8 @@ export interface BenchReport {
   labForm: LabForm;
   learnedRoute: LearnedRouteBench;
   throughput: Throughput;
+  /** The office queue on a throw-away PostgreSQL, or why it was skipped (no PostgreSQL binaries). */
+  office: OfficeBench;
   /** null where out/cli was not built or /proc is missing. */
   cliStart: CliStart | null;
   summary: TargetRow[];
@@ -197,6 +200,7 @@ export function targetRows(r: Omit<BenchReport, 'summary' | 'machine' | 'wallSec
       target: `≥ ${TARGETS.throughputRatio}×`,
       met: t.single.done === t.single.forms && t.concurrent.done === t.concurrent.forms && t.ratio >= TARGETS.throughputRatio,
     },
+    ...officeRows(r.office),
     {
       measurement: 'CLI start-up: `portal-desk --help` (built) vs `node -e 0`, CPU side by side',
       result: r.cliStart
@@ -204,6 +208,31 @@ export function targetRows(r: Omit<BenchReport, 'summary' | 'machine' | 'wallSec
         : 'not measured: out/cli is not built (npm run build:cli) or there is no /proc',
       target: `≤ ${TARGETS.cliStartRatio}×`,
       met: r.cliStart !== null && r.cliStart.ratio <= TARGETS.cliStartRatio,
+    },
+  ];
+}
+
+function officeRows(o: OfficeBench): TargetRow[] {
+  if ('skipped' in o) {
+    return [
+      { measurement: 'office queue overhead per case (PostgreSQL, pg-boss)', result: `skipped: ${o.skipped}`, target: '', met: null },
+      { measurement: 'office queue throughput, 2 desks vs 1 (forms/min)', result: `skipped: ${o.skipped}`, target: '', met: null },
+    ];
+  }
+  const q = o.overhead;
+  const t = o.throughput;
+  return [
+    {
+      measurement: `office queue overhead per case, no run (enqueue → start at an idle desk polling every ${q.pollMs} ms; start → next start on a ${q.backlogCases}-case backlog)`,
+      result: `${ms(q.idlePickupMs.median)} idle (p90 ${ms(q.idlePickupMs.p90)}); ${ms(q.backlogPerCaseMs.median)} a case on a backlog${q.cpuMsPerCase === null ? '' : `, ${q.cpuMsPerCase} CPU-ms a case with PostgreSQL`}`,
+      target: '',
+      met: null,
+    },
+    {
+      measurement: `office queue throughput, 2 desks vs 1 (forms/min, lab forms through the queue and the office store)${t.single.done === t.single.forms && t.double.done === t.double.forms ? '' : ', NOT ALL DONE'}`,
+      result: `${t.ratio.toFixed(2)}× (${t.double.formsPerMinute} vs ${t.single.formsPerMinute}${t.cpuCeiling === null ? '' : `; CPU allows ≤ ${t.cpuCeiling.toFixed(2)}×`})`,
+      target: '',
+      met: null,
     },
   ];
 }

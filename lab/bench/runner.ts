@@ -19,13 +19,15 @@ import { measureStaleRef } from './stale-ref';
 import { measureStoreWrite } from './store-write';
 import { openSyntheticPage } from './synthetic-page';
 import { measureThroughput } from './throughput';
+import { measureOfficeQueue, type OfficePlan } from './office-queue';
 import type { ObservationSize } from './observation-size';
 
 /**
  * Runs every measurement in one process against one lab and one Chromium, in this order: the
  * observer on the lab pages and the synthetic page (time, size, stale refs), the store (1,000
- * steps built from the lab pages just read, then their replay), a lab form end to end, and the
- * 1-vs-N throughput. Medians over repeated trials after warm-up; `quick` runs one trial of each
+ * steps built from the lab pages just read, then their replay), a lab form end to end, the
+ * 1-vs-N throughput, and the office queue on a throw-away PostgreSQL of its own (overhead per case,
+ * 2 desks vs 1; skipped, saying why, without PostgreSQL binaries). Medians over repeated trials after warm-up; `quick` runs one trial of each
  * on fewer pages, to check the bench itself works (its numbers are not measurements).
  */
 
@@ -45,6 +47,7 @@ interface Plan {
   learnedRoute: { portals: Array<'shops' | 'power' | 'tax'>; pairs: number };
   throughput: { singleForms: number; concurrentForms: number; concurrency: number };
   cliStart: { trials: number; starts: number };
+  office: OfficePlan;
 }
 
 const FULL: Plan = {
@@ -57,6 +60,7 @@ const FULL: Plan = {
   learnedRoute: { portals: ['shops', 'power', 'tax'], pairs: 1 },
   throughput: { singleForms: 3, concurrentForms: 12, concurrency: 4 },
   cliStart: { trials: 5, starts: 10 },
+  office: { idleTrials: 15, backlogCases: 40, singleForms: 3, doubleForms: 6 },
 };
 
 const QUICK: Plan = {
@@ -69,6 +73,7 @@ const QUICK: Plan = {
   learnedRoute: { portals: ['shops'], pairs: 1 },
   throughput: { singleForms: 1, concurrentForms: 2, concurrency: 2 },
   cliStart: { trials: 1, starts: 2 },
+  office: { idleTrials: 3, backlogCases: 5, singleForms: 1, doubleForms: 2 },
 };
 
 export async function runBench(options: BenchOptions = {}): Promise<BenchReport> {
@@ -121,6 +126,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       const learnedRoute = await measureLearnedRoute({ ...env, dir }, plan.learnedRoute.portals, plan.learnedRoute.pairs);
       log(`throughput: ${plan.throughput.singleForms} forms one at a time, ${plan.throughput.concurrentForms} forms ${plan.throughput.concurrency} at a time`);
       const throughput = await measureThroughput(env, plan.throughput);
+      log('office queue: a throw-away PostgreSQL');
+      const office = await measureOfficeQueue(lab, plan.office, log);
 
       const measured = {
         observeTime: summariseObserveTime(labTimes, syntheticTime),
@@ -131,6 +138,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         labForm,
         learnedRoute,
         throughput,
+        office,
         cliStart,
       };
       return {

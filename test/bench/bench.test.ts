@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../lab/bench/report';
 import { runCli } from '../support/cli';
+import { postgresBin } from '../support/postgres';
 
 /**
  * `portal-desk bench --quick --json` as a real process: the report's shape and sanity only.
@@ -18,7 +19,7 @@ const spreadOk = (s: { median: number; p10: number; p90: number; n: number }) =>
 
 describe('portal-desk bench --quick --json', () => {
   it('prints every measurement, with positive numbers from the lab pages, the synthetic page, the store and real runs', async () => {
-    const r = await runCli(['bench', '--quick', '--json'], { timeoutMs: 170_000 });
+    const r = await runCli(['bench', '--quick', '--json'], { timeoutMs: 540_000 });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as BenchReport;
     expect(report.mode).toBe('quick');
@@ -109,13 +110,34 @@ describe('portal-desk bench --quick --json', () => {
     expect(report.learnedRoute.pairs[0]!.firstPlannerCalls).toBeGreaterThan(4);
     positive(report.learnedRoute.wallRatio);
 
+    // The office queue on the bench's own PostgreSQL: cases really went through pg-boss and the
+    // office store (the lab forms were submitted once each); without PostgreSQL the rows say why not.
+    const office = report.office;
+    if (postgresBin()) {
+      if ('skipped' in office) throw new Error(`office rows skipped with PostgreSQL installed: ${office.skipped}`);
+      expect(office.postgres).toMatch(/PostgreSQL/);
+      spreadOk(office.overhead.idlePickupMs);
+      expect(office.overhead.idlePickupMs.n).toBe(1 * 3);
+      expect(office.overhead.backlogCases).toBe(5);
+      expect(office.overhead.backlogPerCaseMs.n).toBe(4);
+      spreadOk(office.overhead.backlogPerCaseMs);
+      expect(office.throughput.single, office.throughput.single.notDone.join('\n')).toMatchObject({ concurrency: 1, forms: 1, done: 1 });
+      expect(office.throughput.double, office.throughput.double.notDone.join('\n')).toMatchObject({ concurrency: 2, forms: 2, done: 2 });
+      positive(office.throughput.ratio);
+      for (const b of [office.throughput.single, office.throughput.double]) if (b.cpu) positive(b.cpu.seconds);
+      expect(report.summary.find((row) => row.measurement.startsWith('office queue throughput'))?.result).toMatch(/^\d+\.\d\d× \(/);
+    } else {
+      expect(office).toMatchObject({ skipped: expect.stringMatching(/no PostgreSQL binaries/) });
+      expect(report.summary.filter((row) => row.measurement.startsWith('office queue')).map((row) => row.result)).toEqual([expect.stringMatching(/^skipped: /), expect.stringMatching(/^skipped: /)]);
+    }
+
     // The summary: every target judged (yes or no), the rest reported without one.
     const judged = report.summary.filter((row) => row.target !== '');
     expect(judged.map((row) => row.target)).toEqual(['≤ 1.15×', '≤ 1.15×', '≤ 40%', '100%', '≤ 20 ms', '≤ 5 s', '0 calls, < 1.00×', '≥ 1.6×', '≤ 1.5×']);
     for (const row of judged) expect(typeof row.met).toBe('boolean');
     for (const row of report.summary.filter((x) => x.target === '')) expect(row.met).toBeNull();
     expect(report.summary.map((row) => row.measurement).join('\n')).toMatch(/store write per step[\s\S]*replay load, 30-step run/);
-  }, 300_000);
+  }, 600_000);
 
   it('--help names the options and says the exit code does not depend on the targets', async () => {
     const r = await runCli(['bench', '--help']);
