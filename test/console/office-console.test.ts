@@ -87,6 +87,11 @@ describe.skipIf(!postgresBin())('the console joins the office queue and answers 
     const runId = ((await service.handle('officeStatus', {})) as OfficeView).waits[0]!.runId;
     expect(((await service.handle('getRun', { runId })) as RunView).run.status).toBe('awaiting_approval');
     await page.screenshot({ path: join(ARTIFACTS, 'office-wait.png') });
+    // The run's own screen shows what it waits for too, answerable there.
+    await wait.getByRole('link', { name: `run ${runId}` }).click();
+    await page.getByRole('region', { name: 'Office waits of this run' }).locator(`.office-wait[data-wait="${waitId}"]`).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'office-run-wait.png') });
+    await page.locator('nav.topbar').getByRole('link', { name: 'Runs', exact: true }).click();
 
     await wait.getByRole('textbox', { name: `Note for office wait ${waitId}` }).fill('checked against the register');
     await wait.getByRole('button', { name: 'Approve' }).click();
