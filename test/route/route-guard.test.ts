@@ -65,16 +65,22 @@ describe('a route run and the guard', () => {
     expect(bench.lab.attackRecords().portalPosts.filter((p) => p.clientId === 'meera-kulkarni' && p.path.includes('submit'))).toEqual([]);
   }, 180_000);
 
-  it('a route edited to set a box by itself against the case (the same-as box ticked, its field dropped) is not followed on that page: the planner decides it and the submission is the case', async () => {
+  type CheckStep = Extract<Route['steps'][number]['actions'][number], { type: 'check' }>;
+  it.each([
+    ['a tick with its field dropped', (bound: CheckStep) => ({ type: 'check' as const, control: bound.control, checked: true }), /sets .* by itself, and case field "correspondence_same_as_business" answers it/],
+    ['a click on the box', (bound: CheckStep) => ({ type: 'click' as const, control: bound.control }), /clicks .*, a box: a route sets a box only by ticking it for this case/],
+  ])('a route edited to set the same-as box against the case (%s) is not followed on that page: the planner decides it and the submission is the case', async (_, edit, why) => {
     // Route data that types no value and presses nothing risky, yet answers a case field for the
-    // client: the guard judges a tick without a field only for declaration and risky words.
+    // client: the guard judges a tick without a field only for declaration and risky words, and a
+    // click on a box only for risky words. Before the route refused a field-less tick, the run
+    // submitted Meera's application with the box ticked and her correspondence address gone (4
+    // fields off the case); the click was found reading the same code and is refused the same way.
     const tampered: Route = structuredClone(learned);
     const at = tampered.steps.findIndex((s) => s.actions.some((a) => a.type === 'check' && a.field === SAME_AS));
     expect(at).toBeGreaterThanOrEqual(0);
     const actions = tampered.steps[at]!.actions;
     const i = actions.findIndex((a) => a.type === 'check' && a.field === SAME_AS);
-    const bound = actions[i] as Extract<Route['steps'][number]['actions'][number], { type: 'check' }>;
-    actions[i] = { type: 'check', control: bound.control, checked: true };
+    actions[i] = edit(actions[i] as CheckStep);
     await restore(tampered);
     const follow = bench.caseFile(FOLLOW);
     expect(follow.fields[SAME_AS]).toBe(false);
@@ -83,10 +89,10 @@ describe('a route run and the guard', () => {
     expect(run.submissions).toBe(1);
     expect(run.mismatches).toEqual([]);
     expect(run.plannerCalls).toBe(1);
-    expect(run.route?.fallbacks).toEqual([expect.stringMatching(/sets .* by itself, and case field "correspondence_same_as_business" answers it/)]);
-    // Nothing of the run ticked the box: the planner's turn on that page left it as the case says.
-    const ticks = run.records.flatMap((s) => s.actions).filter((a) => a.action.type === 'check' && a.action.checked && /same as/i.test(a.element ?? ''));
-    expect(ticks).toEqual([]);
+    expect(run.route?.fallbacks).toEqual([expect.stringMatching(why)]);
+    // Nothing of the run ticked or clicked the box: the planner's turn on that page left it as the case says.
+    const touched = run.records.flatMap((s) => s.actions).filter((a) => (a.action.type === 'click' || (a.action.type === 'check' && a.action.checked)) && /same as/i.test(a.element ?? ''));
+    expect(touched).toEqual([]);
   }, 180_000);
 
   it('a route edited in the database (a goto, off the schema) is not followed: the planner decides every page, the run ends done and a fresh route replaces it', async () => {

@@ -8,7 +8,7 @@ import { runRouteVariant } from '../../lab/eval/suites/lab-routes';
  * route and no planner call.
  */
 describe('eval --suite lab, route variant (power portal, rules planner)', () => {
-  it('follows the learned route with 0 planner calls, and on the redesigned layout plans only the changed pages and still passes, then follows the healed route', { timeout: 600_000, retry: 0 }, async () => {
+  it('follows the learned route with 0 planner calls, and on the redesigned layout plans only the changed pages and still passes, then follows the healed route', { timeout: 900_000 }, async () => {
     const log: string[] = [];
     const report = await runRouteVariant({ model: 'rules', full: false, concurrency: 1, log: (line) => log.push(line), portals: ['power'] });
     console.log(log.filter((l) => /^(PASS|FAIL|route variant)/.test(l)).join('\n'));
@@ -26,6 +26,6 @@ describe('eval --suite lab, route variant (power portal, rules planner)', () => 
     expect(m.route_version).toBe(2);
     expect(report.summary.route_follow_planner_calls).toBe(0);
     expect(report.summary.route_wall_ratio).toBe(m.wall_ratio);
-    expect(report.ok).toBe((m.wall_ratio as number) < 1);
+    expect(report.ok).toBe(true);
   });
 });
