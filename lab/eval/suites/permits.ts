@@ -113,6 +113,8 @@ export interface PermitsRunOptions {
   onStep?: (caseIndex: number, stepIndex: number, portal: PermitsPortal) => void;
   /** Approval mode of the runs (default `ask`: the counting clerk is asked). */
   approveMode?: 'ask' | 'all';
+  /** Runs the i-th case under a case and client id of its own (`<id>-<tag>`), so the store's progress record of one run never stands in for the next run of the same case. */
+  tag?: (caseIndex: number) => string;
 }
 
 export interface PermitsRun {
@@ -137,7 +139,9 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
   let extensions = 0;
   try {
     for (const [caseIndex, file] of files.entries()) {
-      const caseFile = loadCaseFile(join(PERMITS_CASES_DIR, file));
+      const loaded = loadCaseFile(join(PERMITS_CASES_DIR, file));
+      const tag = options.tag?.(caseIndex);
+      const caseFile = tag ? { ...loaded, caseId: `${loaded.caseId}-${tag}`.slice(0, 80), clientId: `${loaded.clientId}-${tag}`.slice(0, 80) } : loaded;
       const clerk = new CountingClerk();
       const inputs = new SilentClerk();
       const before = portal.submissions().length;
@@ -216,9 +220,9 @@ const OUTAGE_MS = 7_000;
 
 /**
  * The permits portal as a member of the faults suite: a fault-free run of one case, then an outage
- * right after step k (every request to both hosts answered 503 for 7 s): the run waits, opens the
- * last good page again and finishes. CI: one outage, mid-flow (the documents page, uploads and the
- * session warning on it); `--full`: after every step. A row passes when the run ends done, the
+ * right after step k (the portal's pages answered 503 for 7 s from the next one asked for): the run
+ * waits, opens the last good page again and finishes. CI: one outage, mid-flow; `--full`: after every
+ * step that a page load follows (each under a client of its own). A row passes when the run ends done, the
  * portal holds exactly one application equal to the case, and steps 0..n-1 are in the store with a
  * chain that verifies. Rows carry the faults suite's metrics (portal, fault, at, lost_steps...).
  */
@@ -236,11 +240,13 @@ export async function permitsFaultRows(full: boolean, log: (line: string) => voi
   const rows = [row(base, 'none', -1)];
   const steps = typeof base.metrics.steps === 'number' ? base.metrics.steps : 0;
   if (!base.pass || steps < 2) return rows;
-  // After step k the next page load meets the outage; after the last step there is nothing left to load.
-  const ats = full ? Array.from({ length: steps - 1 }, (_, k) => k) : [Math.floor((steps - 1) / 2)];
+  // After step k the next page load meets the outage. The last two steps load no page after them (the
+  // submission's own step ends on the confirmation, whose receipt tab opens within it; then done), so k < steps - 2.
+  const ats = full ? Array.from({ length: steps - 2 }, (_, k) => k) : [Math.floor((steps - 2) / 2)];
   const run = await runPermits({
     only: ats.map(() => FAULT_CASE),
     approveMode: 'all',
+    tag: (i) => `outage${ats[i]}`,
     onStep: (caseIndex, stepIndex, portal) => {
       if (stepIndex === ats[caseIndex]) portal.outage(OUTAGE_MS);
     },
