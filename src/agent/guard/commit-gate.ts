@@ -80,11 +80,17 @@ interface AdmitRequest {
   url: string;
   postData: string | null;
   contentType?: string;
+  /**
+   * The request navigates a frame or the page (a form's own submission, a link): only such a
+   * request can be the one an approved control sends, so only it takes the control's pre-approval.
+   */
+  navigation?: boolean;
   /** The body's bytes, for a multipart form: its files are named on the card with the sha256 of what would leave. */
   postBytes?: Uint8Array;
 }
 
-type Admission = { ok: true } | { ok: false; reason: string };
+/** `submission`: an approved submission went; tell `submissionAnswered` when the portal answers it. */
+type Admission = { ok: true; submission?: true } | { ok: false; reason: string };
 
 /** A request the route let through, which the egress proxy will then see: good for this long. */
 const TICKET_MS = 15_000;
@@ -97,6 +103,7 @@ export class CommitGate {
   private readonly tickets = new Map<string, number>();
   private readonly pending = new Set<Promise<unknown>>();
   private sent = 0;
+  private answered = 0;
   private listener: ((record: GateRecord) => void) | undefined;
 
   constructor(private readonly profile: PortalProfile) {}
@@ -143,9 +150,27 @@ export class CommitGate {
     return this.sent;
   }
 
-  /** Resolves once no request waits for the clerk. */
+  /**
+   * Approved submissions the portal answered (a response came back). Only these count as proof
+   * that something was submitted: a page can approve-then-abort its own request, and a
+   * submission that never left proves nothing.
+   */
+  get submissionsAnswered(): number {
+    return this.answered;
+  }
+
+  /** The network lock saw the response to a submission this gate admitted. */
+  submissionAnswered(): void {
+    this.answered += 1;
+  }
+
+  /**
+   * Resolves once the requests held now, and those they set off (three rounds deep), are
+   * answered. Bounded: a page that keeps sending (a timer posting every 250 ms) cannot keep the
+   * run waiting forever; each of its requests is still held and judged on its own.
+   */
   async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    for (let round = 0; round < 3 && this.pending.size > 0; round++) await Promise.allSettled([...this.pending]);
   }
 
   /** Records made since the last call (denials end the run; every record goes in the step log). */
@@ -215,7 +240,8 @@ export class CommitGate {
     const cause = this.cause;
     // Only a request to the address the approved control itself names (its link, its form's action):
     // a click on a button with no address can run any script, and its approval covers none of it.
-    const preApproved = !!cause && cause.approved && !cause.used && cause.expectedUrl !== undefined && sameEndpoint(cause.expectedUrl, url);
+    // A page script's fetch to the same address (with a body of its own) is not what the control sends.
+    const preApproved = !!cause && cause.approved && !cause.used && request.navigation === true && cause.expectedUrl !== undefined && sameEndpoint(cause.expectedUrl, url);
     let decision: GateDecision;
     const clerk = cause?.byHand?.(url) ?? null;
     if (clerk) {
@@ -252,7 +278,7 @@ export class CommitGate {
     }
     this.tickets.set(ticketKey(method, url), Date.now() + TICKET_MS);
     this.record({ ...base, type: preApproved ? 'commit_pre_approved' : 'commit_approved', decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})` });
-    return { ok: true };
+    return judged.submission ? { ok: true, submission: true } : { ok: true };
   }
 
   private record(record: GateRecord): void {

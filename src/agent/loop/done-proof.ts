@@ -9,7 +9,8 @@ export type DoneProof = { ok: true; applicationNumber: string } | { ok: false; r
 
 /**
  * Proof of `done` on this page: a confirmation page (the profile's words) with an application
- * number, both visibly on the page, reached after this run sent an approved submission, and a
+ * number, both visibly on the page, reached after an approved submission of this run that the
+ * portal answered (sent and not aborted: a response came back), and a
  * number the portal had not shown before that submission. Found, it goes in the progress record.
  * `page` is the page `read` was read from: the run's own, or a new tab the portal opened.
  */
@@ -19,6 +20,9 @@ export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.
   if (!number) return { ok: false, reason: 'this page is not a confirmation page with an application number' };
   if (gate.submissionsSent === 0) {
     return { ok: false, reason: `the page shows ${number}, but this run has sent no approved submission, so it proves nothing` };
+  }
+  if (gate.submissionsAnswered === 0) {
+    return { ok: false, reason: `the page shows ${number}, but the portal never answered this run's approved submission (it did not leave, or was cut off), so it proves nothing` };
   }
   if (run.state.numbersBeforeSubmission.has(number)) {
     return { ok: false, reason: `${number} was on the portal's pages before this run's submission, so it is not this submission's number` };

@@ -43,7 +43,7 @@ describe('CommitGate during a take-over', () => {
     const admitted = await gate.during({ step: 5, description: 'the clerk, by hand', approved: false, byHand: () => 'clerk:asha' }, () =>
       gate.admit({ method: 'POST', url: at('/apply/submit'), postData: 'a=1', contentType: 'application/x-www-form-urlencoded' }),
     );
-    expect(admitted).toEqual({ ok: true });
+    expect(admitted).toEqual({ ok: true, submission: true });
     expect(asked).toEqual([]);
     expect(gate.submissionsSent).toBe(1);
     expect(records).toEqual([expect.objectContaining({ type: 'commit_approved', decision: expect.objectContaining({ by: 'clerk:asha, by hand (take-over)' }) })]);

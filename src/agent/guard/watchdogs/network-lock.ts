@@ -58,11 +58,13 @@ export async function installNetworkLock(
       const contentType = request.headers()['content-type'];
       // A multipart form's bytes too: its files are hashed for the approval card (the text form is UTF-8 decoded, lossy for binary files).
       const postBytes = contentType?.toLowerCase().includes('multipart/form-data') ? (request.postDataBuffer() ?? undefined) : undefined;
-      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, ...(postBytes ? { postBytes } : {}) });
+      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, navigation: document, ...(postBytes ? { postBytes } : {}) });
       if (!admission.ok) {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
       }
+      // Proof of done counts a submission only once the portal answered it (a page can abort its own request).
+      if (admission.submission) void request.response().then((answer) => answer && options.gate?.submissionAnswered(), () => undefined);
     }
     if (!refusal) {
       const page = document && options.isLockedPage ? pageOf(request) : undefined;
