@@ -57,6 +57,14 @@ describe('the commit gate against the red team’s finds', () => {
     expect(result.applicationNumber ?? null).toBeNull();
   }, 40_000);
 
+  it('a WebSocket to the submission address on the portal’s own host is refused before it upgrades; one elsewhere on the portal is not', async () => {
+    const details = script(`new WebSocket('ws://' + location.host + '/plot/lodge;v=1?plot_site=Plot%2099'); new WebSocket('ws://' + location.host + '/plot/chat');`);
+    const { stopped } = await bench.run({ details }, new ScriptPlanner([], 3), new RecordingApprovals('deny'));
+    expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toEqual([]);
+    expect(stopped.filter((s) => s.includes('WebSocket')).join('\n')).toMatch(/\/plot\/lodge.*submission address/);
+    expect(stopped.some((s) => s.includes('WebSocket') && s.includes('/plot/chat'))).toBe(false);
+  }, 40_000);
+
   it('the honest flow on the same portal still takes one approval and ends done with the number the portal issued', async () => {
     const clerk = new RecordingApprovals('approve');
     const { result } = await bench.run({}, new ScriptPlanner([], 8), clerk);

@@ -109,10 +109,23 @@ export async function installNetworkLock(
     await route.fulfill({ response }).catch(() => undefined);
   };
 
-  const socketRefused = (url: URL): boolean => !isAllowedUrl(asHttp(url), profile).ok;
+  /**
+   * Why a WebSocket may not open, or undefined: a host off the portal, or an address the commit
+   * gate would not let a plain request reach (its upgrade is a GET to that address, and what the
+   * socket then carries cannot be judged at all, so a socket to a submit, risky or forbidden
+   * address is refused outright, never held for approval).
+   */
+  const socketRefusal = (url: URL): string | undefined => {
+    const address = asHttp(url);
+    if (!isAllowedUrl(address, profile).ok) return `not one of ${profile.name}'s addresses`;
+    const judged = options.gate?.classify('GET', address);
+    return judged && judged.kind !== 'free' ? `${judged.reason}; a socket's messages cannot be judged, so no socket opens there` : undefined;
+  };
+  const socketRefused = (url: URL): boolean => socketRefusal(url) !== undefined;
   const socketHandler = (socket: WebSocketRoute): void => {
-    void socket.close({ code: 1008, reason: 'Portal Desk: not one of the portal addresses' }).catch(() => undefined);
-    emit({ type: 'request_blocked', url: socket.url(), detail: `Stopped a WebSocket connection to ${hostOf(socket.url())}: not one of ${profile.name}'s addresses` });
+    const reason = socketRefusal(new URL(socket.url())) ?? 'refused';
+    void socket.close({ code: 1008, reason: 'Portal Desk: not a portal address a socket may open' }).catch(() => undefined);
+    emit({ type: 'request_blocked', url: socket.url(), detail: `Stopped a WebSocket connection to ${hostOf(socket.url())}${new URL(socket.url()).pathname}: ${reason}` });
   };
 
   await context.route('**/*', handler);
