@@ -52,7 +52,7 @@ describe('the loopback Messages API', () => {
     expect(api.remaining()).toBe(1);
   });
 
-  it('rejects, like the API, empty messages and text blocks, images it cannot take, and a body over 32 MB', async () => {
+  it('rejects, like the API, empty messages and text blocks, images it cannot take, forced tool use with thinking, and a body over 32 MB', async () => {
     api = await startMessagesApi([reply.text('fine'), reply.text('fine')]);
     const image = (png: Uint8Array, mediaType = 'image/png') => ({ type: 'image', source: { type: 'base64', media_type: mediaType, data: Buffer.from(png).toString('base64') } });
     const ask = (messages: unknown[]) => post(api!.url, { model: 'claude-sonnet-5-5', max_tokens: 10, messages });
@@ -76,6 +76,9 @@ describe('the loopback Messages API', () => {
     expect((await ask([user([...Array.from({ length: 20 }, () => wide), { type: 'text', text: 'which?' }])])).status).toBe(200);
     expect(await problem([user(Array.from({ length: 21 }, () => wide))])).toContain('max allowed size for many-image requests: 2000 pixels');
     expect(await problem([user(Array.from({ length: 101 }, () => image(pngOf(20, 20))))])).toContain('Too many images');
+    const forcedWithThinking = await post(api.url, { model: 'claude-sonnet-4-6', max_tokens: 2_000, thinking: { type: 'enabled', budget_tokens: 1_024 }, tool_choice: { type: 'any' }, tools: [{ name: 't', input_schema: { type: 'object' } }], messages: [user('go')] });
+    expect(forcedWithThinking.status).toBe(400);
+    expect(forcedWithThinking.json).toMatchObject({ error: { message: 'Thinking may not be enabled when tool_choice forces tool use.' } });
     const big = await ask([user([{ type: 'text', text: 'x'.repeat(33 * 1024 * 1024) }])]);
     expect(big.status).toBe(413);
     expect(big.json).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });

@@ -142,6 +142,10 @@ function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
   const content = contentProblem(body);
   if (content) return content;
+  const forced = body.tool_choice?.['type'] === 'tool' || body.tool_choice?.['type'] === 'any';
+  const thinking = (body['thinking'] as { type?: unknown } | undefined)?.type;
+  // Extended thinking takes tool_choice auto or none only (the extended-thinking page, "Tool choice limitation").
+  if (forced && (thinking === 'enabled' || thinking === 'adaptive')) return 'Thinking may not be enabled when tool_choice forces tool use.';
   if (options.rejectForcedToolChoice && (body.tool_choice?.['type'] === 'tool' || body.tool_choice?.['type'] === 'any')) {
     return 'tool_choice: forced tool use is not supported with this model (thinking is always on); use {"type": "auto"}';
   }
