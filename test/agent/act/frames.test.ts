@@ -82,7 +82,7 @@ describe('frames in the guarded context', () => {
       const page: Page = await watchdogs.openPage();
       await page.goto(`http://a.test:${port}/premises`);
       await page.frameLocator('iframe[title="Address finder"]').locator('#lm').waitFor();
-      await expect.poll(() => events.some((e) => e.type === 'navigation_blocked' && e.url.includes('other.test')), { timeout: 20_000 }).toBe(true);
+      await expect.poll(() => events.some((e) => e.type === 'navigation_blocked' && e.url?.includes('other.test') === true), { timeout: 20_000 }).toBe(true);
       const observer = new PageObserver();
       const read: LivePageRead = await observer.read(page);
       const caseFile: CaseFile = loadCaseFile(join(root, 'case.json'));
