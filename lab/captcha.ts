@@ -4,9 +4,11 @@ import { html, trusted, type Html } from './html';
 import { sendHtml, sendText, type LabRequest } from './http';
 
 /**
- * A CAPTCHA that looks like reCAPTCHA: a third-party iframe on `www.google.example`. Ticking
- * "I'm not a robot" opens an image challenge that never accepts an answer, so automation cannot
- * pass it; only `lab.solveCaptcha(clientId)` (the clerk solving it by hand) lets the client on.
+ * A CAPTCHA that looks like reCAPTCHA: a third-party iframe on `www.google.example` (the lab
+ * portals list it as a challenge host: the guard opens it only while the clerk holds the portal).
+ * Ticking "I'm not a robot" posts to its own host from inside the frame, as reCAPTCHA does, and
+ * opens an image challenge that never accepts an answer, so automation cannot pass it; only
+ * `lab.solveCaptcha(clientId)` (the clerk solving it by hand) lets the client on.
  */
 
 export const CAPTCHA_SITE_KEY = '6LcLabPortalDeskDemoKey000000000000';
@@ -27,7 +29,7 @@ const WIDGET_CSS = `body{margin:0;font:14px Roboto,Arial,sans-serif}
 
 const WIDGET_SCRIPT = `
 var anchor=document.getElementById('anchor');
-function openChallenge(){anchor.setAttribute('aria-checked','mixed');document.getElementById('challenge').hidden=false;}
+function openChallenge(){anchor.setAttribute('aria-checked','mixed');document.getElementById('challenge').hidden=false;fetch('/recaptcha/api2/userverify',{method:'POST',body:'anchor=ticked'}).catch(function(){});}
 anchor.addEventListener('click',openChallenge);
 anchor.addEventListener('keydown',function(e){if(e.key===' '||e.key==='Enter'){e.preventDefault();openChallenge();}});
 document.querySelectorAll('.grid div').forEach(function(t){t.addEventListener('click',function(){t.setAttribute('aria-pressed',t.getAttribute('aria-pressed')==='true'?'false':'true');});});

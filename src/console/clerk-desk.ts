@@ -24,8 +24,8 @@ class ConsoleClosedError extends PortalDeskError {
 export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
   private readonly approvals = new Map<string, Parked<ApprovalRequest, ApprovalDecision>>();
   private readonly inputs = new Map<string, Parked<InputRequest, string | null>>();
-  /** Runs parked for a take-over (offered by a bot check, or active: the clerk has the portal). */
-  private readonly takeOvers = new Map<string, Parked<TakeOverView, TakeOverEnd>>();
+  /** Runs parked for a take-over (offered by a bot check, or active: the clerk has the portal), and who to tell when the clerk takes it. */
+  private readonly takeOvers = new Map<string, Parked<TakeOverView, TakeOverEnd> & { taken?: (() => void) | undefined }>();
   /** Runs the clerk asked to take over, not yet parked (the loop is between reads): when, at which step. */
   private readonly asked = new Map<string, { at: string; step: number }>();
   /** What the clerk's clicks and keys aimed at, per run they hold (a commit request is theirs only through one). */
@@ -54,7 +54,7 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
     });
   }
 
-  takeOver(req: TakeOverRequest): Promise<TakeOverEnd> {
+  takeOver(req: TakeOverRequest, taken?: () => void): Promise<TakeOverEnd> {
     return new Promise((resolve, reject) => {
       const asked = this.asked.get(req.runId);
       this.asked.delete(req.runId);
@@ -62,7 +62,8 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
       // A take-over the clerk asked for is theirs at once; a bot check waits for them to take it.
       const active = !!asked || req.reason === 'clerk';
       const view: TakeOverView = { ...req, state: active ? 'active' : 'offered', ...(active ? { takenAt: asked?.at ?? new Date().toISOString() } : {}) };
-      this.takeOvers.set(req.runId, { request: view, resolve, reject });
+      this.takeOvers.set(req.runId, { request: view, resolve, reject, taken });
+      if (active) taken?.();
       this.changed(req.runId);
     });
   }
@@ -80,6 +81,7 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
     if (parked) {
       if (parked.request.state !== 'active') {
         parked.request = { ...parked.request, state: 'active', takenAt: new Date().toISOString() };
+        parked.taken?.();
         this.changed(runId);
       }
       return true;

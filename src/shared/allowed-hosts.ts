@@ -34,6 +34,23 @@ const MAX_SHOWN = 120;
  * normalisation, on the allowed port (an entry without a port means the scheme's default port).
  */
 export function isAllowedUrl(url: string, profile: HostPolicy, base?: string): UrlCheck {
+  return checkAgainst(url, profile, profile.allowedHosts, 'addresses', base);
+}
+
+/** The parts of a portal profile the challenge-host check reads. */
+type ChallengePolicy = Pick<PortalProfile, 'name' | 'challengeHosts' | 'allowHttp'>;
+
+/**
+ * Whether `url` is on one of the profile's `challengeHosts` (a CAPTCHA's own hosts, such as
+ * www.google.com for reCAPTCHA), by the same rules as `isAllowedUrl`: same schemes, no user name,
+ * no IP number, the exact host name on the listed port. The guard lets these through only while
+ * the clerk holds the run's portal (`ChallengeHosts` in src/agent/guard/challenge-hosts.ts).
+ */
+export function isChallengeUrl(url: string, profile: ChallengePolicy, base?: string): UrlCheck {
+  return checkAgainst(url, profile, profile.challengeHosts, 'challenge hosts', base);
+}
+
+function checkAgainst(url: string, profile: Pick<PortalProfile, 'name' | 'allowHttp'>, hosts: readonly string[], what: string, base: string | undefined): UrlCheck {
   let parsed: URL;
   try {
     parsed = new URL(url, validBase(base));
@@ -57,21 +74,21 @@ export function isAllowedUrl(url: string, profile: HostPolicy, base?: string): U
     return { ok: false, reason: `the host name ends with a dot (${shorten(hostname)}); the portal is only opened by its exact name` };
   }
   const port = parsed.port || DEFAULT_PORTS[parsed.protocol]!;
-  const entries = allowedEntries(profile);
+  const entries = hostEntries(hosts);
   const sameName = entries.filter((entry) => entry.hostname === hostname);
   if (sameName.length === 0) {
-    return { ok: false, reason: `${shorten(hostname)} is not one of ${profile.name}'s addresses (${profile.allowedHosts.join(', ')})` };
+    return { ok: false, reason: `${shorten(hostname)} is not one of ${profile.name}'s ${what} (${hosts.join(', ') || 'none listed'})` };
   }
   if (!sameName.some((entry) => (entry.port ?? DEFAULT_PORTS[parsed.protocol]) === port)) {
-    return { ok: false, reason: `${hostname} is a ${profile.name} address, but not on port ${port} (allowed: ${profile.allowedHosts.join(', ')})` };
+    return { ok: false, reason: `${hostname} is one of ${profile.name}'s ${what}, but not on port ${port} (allowed: ${hosts.join(', ')})` };
   }
   return { ok: true, href: parsed.href, host: parsed.host };
 }
 
-/** The profile's `allowedHosts`, normalised the way the URL parser normalises a host. Bad entries match nothing. */
-function allowedEntries(profile: HostPolicy): AllowedEntry[] {
+/** A profile's host list, normalised the way the URL parser normalises a host. Bad entries match nothing. */
+function hostEntries(hosts: readonly string[]): AllowedEntry[] {
   const entries: AllowedEntry[] = [];
-  for (const raw of profile.allowedHosts) {
+  for (const raw of hosts) {
     const match = /^([^:]+)(?::(\d{1,5}))?$/.exec(raw.trim().toLowerCase());
     if (!match) continue;
     let hostname: string;

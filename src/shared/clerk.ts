@@ -108,8 +108,12 @@ export type TakeOverEnd = z.infer<typeof TakeOverEnd>;
 
 /** The clerk's side of a take-over. */
 export interface TakeOverDesk {
-  /** Parks the run until the clerk hands the portal back or declines. */
-  takeOver(req: TakeOverRequest): Promise<TakeOverEnd>;
+  /**
+   * Parks the run until the clerk hands the portal back or declines. `taken` is called once when a
+   * clerk holds the portal (at once for a take-over they asked for; when they take an offered one):
+   * the run then opens the profile's challenge hosts. A desk that cannot tell never calls it.
+   */
+  takeOver(req: TakeOverRequest, taken?: () => void): Promise<TakeOverEnd>;
   /** The clerk asked to take this run over: the loop hands the portal over before its next read. */
   wantsTakeOver(runId: string): boolean;
   /**

@@ -34,6 +34,13 @@ const PortalProfileShape = z.strictObject({
   name: z.string().min(1).max(200),
   startUrl: z.url(),
   allowedHosts: z.array(AllowedHost).min(1),
+  /**
+   * A CAPTCHA's own hosts, written like `allowedHosts` (reCAPTCHA: www.google.com and
+   * www.gstatic.com). Never open while the agent works: the guard lets them through only while the
+   * clerk holds the run's portal in a take-over, and then only to read (GET, HEAD) or for the
+   * challenge's own frames' requests; nothing the portal page sends there that carries data.
+   */
+  challengeHosts: z.array(AllowedHost).max(20).default([]),
   /** Allow plain http (only for the lab and intranet portals). */
   allowHttp: z.boolean().default(false),
   riskyWords: z.array(z.string().min(1)).default(DEFAULT_RISKY_WORDS),
@@ -75,24 +82,33 @@ const PortalProfileShape = z.strictObject({
 });
 /**
  * A portal profile, checked when it loads, before anything runs: the application-number pattern
- * compiles and cannot backtrack catastrophically; allowed hosts are host names (an IP number is
- * refused with a reason); the start and applications addresses use an allowed scheme and host.
+ * compiles and cannot backtrack catastrophically; allowed and challenge hosts are host names (an IP
+ * number is refused with a reason), and no challenge host is a portal host; the start and
+ * applications addresses use an allowed scheme and host.
  */
 export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
   const problem = regexProblem(profile.confirmation.applicationNumberPattern);
   if (problem) ctx.addIssue({ code: 'custom', path: ['confirmation', 'applicationNumberPattern'], message: problem });
-  for (const [i, host] of profile.allowedHosts.entries()) {
-    if (IP_LITERAL.test(host)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['allowedHosts', i],
-        message: `${host} is an IP number; the guard opens portals only by host name (give an intranet portal a DNS name or a hosts-file entry)`,
-      });
-      continue;
+  for (const key of ['allowedHosts', 'challengeHosts'] as const) {
+    for (const [i, host] of profile[key].entries()) {
+      if (IP_LITERAL.test(host)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key, i],
+          message: `${host} is an IP number; the guard opens portals only by host name (give an intranet portal a DNS name or a hosts-file entry)`,
+        });
+        continue;
+      }
+      const name = host.replace(/:\d+$/, '');
+      if (!name.split('.').every((label) => HOST_LABEL.test(label))) {
+        ctx.addIssue({ code: 'custom', path: [key, i], message: `${host} is not a host name (labels of letters, digits and inner dashes, joined by dots)` });
+      }
     }
+  }
+  for (const [i, host] of profile.challengeHosts.entries()) {
     const name = host.replace(/:\d+$/, '');
-    if (!name.split('.').every((label) => HOST_LABEL.test(label))) {
-      ctx.addIssue({ code: 'custom', path: ['allowedHosts', i], message: `${host} is not a host name (labels of letters, digits and inner dashes, joined by dots)` });
+    if (profile.allowedHosts.some((allowed) => allowed.replace(/:\d+$/, '') === name)) {
+      ctx.addIssue({ code: 'custom', path: ['challengeHosts', i], message: `${host} is one of allowedHosts too; a challenge host is a CAPTCHA's own host, open only during a take-over, never one of the portal's` });
     }
   }
   const urls: [string, string | undefined][] = [

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { hostResolverRulesOf } from '../browser/chromium';
+import { ChallengeHosts } from './challenge-hosts';
 import type { CommitGate } from './commit-gate';
 import { EgressProxy } from './egress-proxy';
 import { contextOptionsFor } from './watchdogs/context-options';
@@ -26,7 +27,8 @@ type GuardedContextExtras = Pick<BrowserContextOptions, 'storageState'>;
  * egress lock, a proxy of the context's own (`EgressProxy`) that every request of the context
  * goes through, in the browser's network stack, below any document: page and frame requests,
  * workers of every kind, keepalive fetches and beacons sent as a page unloads, WebSockets, loopback
- * and IP addresses included (`<-loopback>`). It lets only the portal's addresses through. The
+ * and IP addresses included (`<-loopback>`). It lets only the portal's addresses through (and the
+ * profile's challenge hosts while the clerk holds the portal: `challengeHostsOf(context)`). The
  * proxy applies the browser's `--host-resolver-rules` (as `launchChromium` recorded them) when it
  * connects, and closes with the context. Then `installWatchdogs` reports what it refuses.
  *
@@ -36,7 +38,8 @@ type GuardedContextExtras = Pick<BrowserContextOptions, 'storageState'>;
  * beside its `session.webRequest` lock.
  */
 export async function openGuardedContext(browser: Browser, profile: PortalProfile, extras: GuardedContextExtras = {}): Promise<BrowserContext> {
-  const egress = await EgressProxy.start(profile, { hostResolverRules: hostResolverRulesOf(browser) });
+  const challenges = new ChallengeHosts(profile);
+  const egress = await EgressProxy.start(profile, { hostResolverRules: hostResolverRulesOf(browser), challenges });
   let context: BrowserContext;
   try {
     context = await browser.newContext({ ...contextOptionsFor(profile), ...extras, proxy: { server: egress.url, bypass: '<-loopback>' } });
@@ -45,6 +48,7 @@ export async function openGuardedContext(browser: Browser, profile: PortalProfil
     throw err;
   }
   EGRESS_LOCKS.set(context, egress);
+  challenges.attach(context);
   context.once('close', () => void egress.close());
   return context;
 }

@@ -87,6 +87,8 @@ interface AdmitRequest {
   navigation?: boolean;
   /** The body's bytes, for a multipart form: its files are named on the card with the sha256 of what would leave. */
   postBytes?: Uint8Array;
+  /** The address of the frame whose script sent it; absent for documents (see `classifyRequest`). */
+  fromFrame?: string | undefined;
 }
 
 /** `submission`: an approved submission went; tell `submissionAnswered` when the portal answers it. */
@@ -124,8 +126,8 @@ export class CommitGate {
   }
 
   /** The class of a request right now (pure but for the page state). */
-  classify(method: string, url: string): RequestClass {
-    return classifyRequest({ method, url }, this.profile, this.page);
+  classify(method: string, url: string, fromFrame?: string): RequestClass {
+    return classifyRequest({ method, url, fromFrame }, this.profile, this.page);
   }
 
   /**
@@ -183,7 +185,7 @@ export class CommitGate {
    * ones never; commit requests wait for the clerk (or the approval of the action that caused them).
    */
   async admit(request: AdmitRequest): Promise<Admission> {
-    const judged = this.classify(request.method, request.url);
+    const judged = this.classify(request.method, request.url, request.fromFrame);
     if (judged.kind === 'free') {
       // The egress proxy sees this request next, maybe after the page state moved on: it passes there too.
       if (!READ_METHODS.has(request.method.toUpperCase())) this.tickets.set(ticketKey(request.method, request.url), Date.now() + TICKET_MS);
@@ -215,7 +217,9 @@ export class CommitGate {
     const judged = this.classify(method, url);
     const key = ticketKey(method, url);
     const until = this.tickets.get(key);
-    if (judged.kind !== 'forbidden' && until !== undefined && until >= Date.now()) {
+    // A challenge frame's own post was admitted by the page's routing, which alone knows its frame: its ticket stands.
+    const ticketed = judged.kind !== 'forbidden' || judged.rule === 'challenge-host';
+    if (ticketed && until !== undefined && until >= Date.now()) {
       this.tickets.delete(key);
       return { ok: true };
     }

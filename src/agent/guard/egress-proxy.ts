@@ -3,6 +3,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isAllowedUrl, shorten, type HostPolicy } from '../../shared/allowed-hosts';
 import { EGRESS_LOCK_WORDS, pathWithoutQueryValues, type RequestEntry } from '../../shared/request-log';
+import type { ChallengeHosts } from './challenge-hosts';
 import type { CommitGate } from './commit-gate';
 import { EgressLog } from './egress-log';
 import { resolverTarget, type ResolverTarget } from './resolver-rules';
@@ -14,6 +15,8 @@ interface EgressProxyOptions {
    * so it applies them itself (the lab: every name to 127.0.0.1); without rules names resolve by DNS.
    */
   hostResolverRules?: string;
+  /** The profile's challenge hosts: let through too while open (the clerk holds the portal); their tunnels cut when they close. */
+  challenges?: ChallengeHosts;
 }
 
 /** Refusals held until the watchdogs give the proxy somewhere to report them. */
@@ -28,6 +31,8 @@ const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'pr
 const AUTHORITY = /^(\[[0-9a-f:.]+\]|[^\s:/?#@\\[\]]+):(\d{1,5})$/i;
 /** The rule that lets through the portal's addresses and refuses every other. */
 const HOSTS_RULE = 'egress-lock:portal-hosts';
+/** The rule that let a challenge host through while the clerk held the portal. */
+const CHALLENGE_RULE = 'egress-lock:challenge-hosts';
 
 /**
  * The egress lock: a forward proxy, one per browser context, that every request of the context
@@ -37,7 +42,7 @@ const HOSTS_RULE = 'egress-lock:portal-hosts';
  * fetches and beacons a page sends while it unloads, redirect hops, and the browser's own traffic.
  *
  * It lets through only the portal profile's addresses, judged by `isAllowedUrl` like every other
- * lock: plain http requests (absolute-form) by their whole address, tunnels (CONNECT, which
+ * lock (and its challenge hosts while the clerk holds the portal, `ChallengeHosts`): plain http requests (absolute-form) by their whole address, tunnels (CONNECT, which
  * Chromium uses for https, wss and ws) by `host:port` for a scheme the profile allows. IP
  * literals, other ports, other names are refused: an http request gets no answer at all (a
  * network error; nothing is answered in the attacker's name), a tunnel gets 403. Each refusal is
@@ -54,6 +59,8 @@ export class EgressProxy {
   private readonly held: GuardEvent[] = [];
   private readonly recent = new Map<string, number>();
   private readonly tunnels = new Set<Socket | Duplex>();
+  /** Tunnels to a challenge host, cut when the challenge hosts close. */
+  private readonly challengeTunnels = new Set<() => void>();
   private refusedCount = 0;
   private gate: CommitGate | undefined;
   private readonly log = new EgressLog();
@@ -68,6 +75,9 @@ export class EgressProxy {
   static async start(profile: HostPolicy, options: EgressProxyOptions = {}): Promise<EgressProxy> {
     const server = createServer();
     const proxy = new EgressProxy(server, profile, options);
+    options.challenges?.onClose(() => {
+      for (const cut of [...proxy.challengeTunnels]) cut();
+    });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => proxy.forward(req, res));
     server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => proxy.tunnel(req, socket, head));
     server.on('upgrade', (req: IncomingMessage, socket: Duplex) => proxy.refuseUpgrade(req, socket));
@@ -128,7 +138,7 @@ export class EgressProxy {
       return;
     }
     const method = req.method ?? 'GET';
-    const check = isAllowedUrl(address, this.profile);
+    const check = this.hostCheck(address);
     if (!check.ok) {
       this.log.add({ ...httpSeen(method, address), outcome: 'refused', rule: HOSTS_RULE, reason: check.reason });
       this.refuse(`${method} ${address}`, address, `Stopped a ${method} request to ${hostOf(address)} ${EGRESS_LOCK_WORDS}: ${check.reason}`);
@@ -147,7 +157,7 @@ export class EgressProxy {
       req.socket.destroy();
       return;
     }
-    this.log.add({ ...httpSeen(method, check.href), outcome: 'sent', rule: HOSTS_RULE });
+    this.log.add({ ...httpSeen(method, check.href), outcome: 'sent', rule: check.challenge ? CHALLENGE_RULE : HOSTS_RULE });
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers: { ...forwardHeaders(req.headers), host: url.host }, agent: false, setHost: false },
       (answer) => {
@@ -179,7 +189,7 @@ export class EgressProxy {
       socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
-    this.log.add({ kind: 'tunnel', method: 'CONNECT', host: verdict.hostname, port: verdict.port, path: null, outcome: 'sent', rule: HOSTS_RULE });
+    this.log.add({ kind: 'tunnel', method: 'CONNECT', host: verdict.hostname, port: verdict.port, path: null, outcome: 'sent', rule: verdict.challenge ? CHALLENGE_RULE : HOSTS_RULE });
     this.tunnels.add(socket);
     const upstream = connect({ host: target.hostname, port: target.port });
     this.tunnels.add(upstream);
@@ -188,7 +198,9 @@ export class EgressProxy {
       upstream.destroy();
       this.tunnels.delete(socket);
       this.tunnels.delete(upstream);
+      this.challengeTunnels.delete(cut);
     };
+    if (verdict.challenge) this.challengeTunnels.add(cut);
     upstream.on('connect', () => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
@@ -220,18 +232,23 @@ export class EgressProxy {
    * the profile allows http (a ws:// socket). The host is judged and connected to as the URL
    * parser normalises it (case, IDNA, numeric IPv4 forms, which then count as IP literals).
    */
-  private judgeTunnel(host: string, port: string): { ok: true; hostname: string; port: number } | { ok: false; reason: string } {
+  private judgeTunnel(host: string, port: string): { ok: true; hostname: string; port: number; challenge: boolean } | { ok: false; reason: string } {
     const schemes = this.profile.allowHttp ? ['https', 'http'] : ['https'];
     let reason = '';
     for (const scheme of schemes) {
-      const check = isAllowedUrl(`${scheme}://${host}:${port}/`, this.profile);
+      const check = this.hostCheck(`${scheme}://${host}:${port}/`);
       if (check.ok) {
         const url = new URL(check.href);
-        return { ok: true, hostname: url.hostname, port: portOf(url) };
+        return { ok: true, hostname: url.hostname, port: portOf(url), challenge: check.challenge === true };
       }
       reason ||= check.reason;
     }
     return { ok: false, reason };
+  }
+
+  /** The portal's addresses; the challenge hosts too while they are open. */
+  private hostCheck(address: string): ReturnType<ChallengeHosts['check']> {
+    return this.options.challenges ? this.options.challenges.check(address) : isAllowedUrl(address, this.profile);
   }
 
   private target(hostname: string, port: number): ResolverTarget {

@@ -1,3 +1,4 @@
+import { isChallengeUrl } from '../../shared/allowed-hosts';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { CommitRuleName } from '../../shared/verdict';
 import { foldForMatching, riskyWordIn } from './rules/risky-words';
@@ -16,11 +17,17 @@ import { foldForMatching, riskyWordIn } from './rules/risky-words';
 export type RequestClass =
   | { kind: 'free' }
   | { kind: 'commit'; rule: CommitRuleName; reason: string; submission: boolean }
-  | { kind: 'forbidden'; rule: 'forbidden-path' | 'outside-allowed-paths'; reason: string };
+  | { kind: 'forbidden'; rule: 'forbidden-path' | 'outside-allowed-paths' | 'challenge-host'; reason: string };
 
 interface RequestFacts {
   method: string;
   url: string;
+  /**
+   * The address of the frame whose script sent it (a fetch, an XHR, a beacon), where the page's
+   * request routing knows it; never given for a document request, which another frame can aim
+   * at a frame (a form's target).
+   */
+  fromFrame?: string | undefined;
 }
 
 /** What the gate knows of the page the run is on when the request leaves. */
@@ -30,7 +37,7 @@ export interface PageState {
 }
 
 /** The profile's part the classifier reads. */
-type RequestPolicy = Pick<PortalProfile, 'riskyWords' | 'submitPaths' | 'forbiddenPaths' | 'allowedPaths'>;
+type RequestPolicy = Pick<PortalProfile, 'name' | 'allowHttp' | 'challengeHosts' | 'riskyWords' | 'submitPaths' | 'forbiddenPaths' | 'allowedPaths'>;
 
 /** Methods that only read: they commit nothing unless their address says so. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -132,6 +139,8 @@ export function classifyRequest(request: RequestFacts, profile: RequestPolicy, p
   const path = url.pathname;
   const shown = `${method} ${path}`;
 
+  if (profile.challengeHosts.length > 0 && isChallengeUrl(url.href, profile).ok) return challengeRequest(method, url, request.fromFrame, profile);
+
   const known = knownWords(profile.riskyWords);
   const pathWords = addressWords(serverPath(path), known);
   const queryWords = addressWords(url.search, known);
@@ -165,6 +174,30 @@ export function classifyRequest(request: RequestFacts, profile: RequestPolicy, p
     };
   }
   return { kind: 'free' };
+}
+
+/**
+ * A request to one of the profile's challenge hosts (a CAPTCHA's own service; the host locks let
+ * it through only while the clerk holds the portal). Never a commit, never held for approval:
+ * - reading (GET, HEAD, OPTIONS) is free: the widget's page, its scripts and pictures;
+ * - sending data (POST and the rest) is free only from a script in a frame that is itself on a
+ *   challenge host: the challenge talking to its own service (reCAPTCHA's userverify and reload,
+ *   hCaptcha's frame on newassets.hcaptcha.com posting to api.hcaptcha.com). The portal's page
+ *   cannot script a frame of another origin, so what such a frame sends is the challenge's, not
+ *   the portal page's or the case's;
+ * - anything else that sends data there is refused, approved or not: the portal page's own fetch
+ *   or beacon, a form (whatever frame it targets), a redirect, a worker, a request the egress
+ *   lock sees without the page's routing having admitted it.
+ * The portal's path rules (submit, forbidden and allowed paths) describe the portal, not these hosts.
+ */
+function challengeRequest(method: string, url: URL, fromFrame: string | undefined, profile: RequestPolicy): RequestClass {
+  if (READ_METHODS.has(method)) return { kind: 'free' };
+  if (fromFrame !== undefined && isChallengeUrl(fromFrame, profile).ok) return { kind: 'free' };
+  return {
+    kind: 'forbidden',
+    rule: 'challenge-host',
+    reason: `${method} to ${url.host} sends data to a challenge host (a CAPTCHA's own service); only the challenge's own frame may send there, never the portal's page`,
+  };
 }
 
 /** Words that name the account itself, and what would change or end it. */

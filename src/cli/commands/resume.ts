@@ -179,6 +179,7 @@ function withoutLabPort(profile: PortalProfile): PortalProfile {
     ...profile,
     startUrl: strip(profile.startUrl),
     allowedHosts: profile.allowedHosts.map((h) => (h.split(':')[0]!.endsWith('.example') ? h.split(':')[0]! : h)),
+    challengeHosts: profile.challengeHosts.map((h) => (h.split(':')[0]!.endsWith('.example') ? h.split(':')[0]! : h)),
     ...(profile.applicationsUrl ? { applicationsUrl: strip(profile.applicationsUrl) } : {}),
   };
 }

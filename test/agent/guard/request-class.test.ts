@@ -91,6 +91,22 @@ describe('classifyRequest', () => {
     expect(kind('GET', '/search?q=withdraw')).not.toMatchObject({ kind: 'forbidden' });
   });
 
+  it('on a challenge host: reads are free, data goes only from the challenge’s own frame, never as a commit', () => {
+    const p = profile({ challengeHosts: ['www.google.com', 'www.gstatic.com'] });
+    const judge = (method: string, url: string, fromFrame?: string) => classifyRequest({ method, url, fromFrame }, p, { finalReview: true });
+    expect(judge('GET', 'https://www.google.com/recaptcha/api.js?render=explicit')).toEqual({ kind: 'free' });
+    // The portal's own path rules do not apply there (a path the portal would hold or refuse).
+    expect(judge('GET', 'https://www.gstatic.com/apply/submit')).toEqual({ kind: 'free' });
+    expect(judge('POST', 'https://www.google.com/recaptcha/api2/userverify', 'https://www.google.com/recaptcha/api2/bframe?k=1')).toEqual({ kind: 'free' });
+    // From another challenge host's frame too (hCaptcha's frame posts to its API host).
+    expect(judge('POST', 'https://www.google.com/recaptcha/api2/reload', 'https://www.gstatic.com/frame')).toEqual({ kind: 'free' });
+    for (const from of [undefined, 'https://connect.water.example/apply/review', 'about:blank', 'https://www.google.com.evil.example/']) {
+      expect(judge('POST', 'https://www.google.com/recaptcha/api2/userverify', from), String(from)).toMatchObject({ kind: 'forbidden', rule: 'challenge-host' });
+    }
+    // The portal's own host is judged as before.
+    expect(judge('POST', 'https://connect.water.example/apply/submit', 'https://www.google.com/')).toMatchObject({ kind: 'commit', rule: 'submit-path' });
+  });
+
   it('matches path patterns at segment boundaries, * standing for one segment', () => {
     expect(pathMatches('/a/*/c', '/a/b/c/d')).toBe(true);
     expect(pathMatches('/a/*/c', '/a/c')).toBe(false);
@@ -122,6 +138,13 @@ describe('portal profiles are checked when they load', () => {
     expect(issues({ applicationsUrl: 'https://elsewhere.example/list' })[0]).toMatch(/^applicationsUrl: elsewhere\.example is not one of Water Board's addresses/);
     expect(issues({ startUrl: 'http://connect.water.example/' })[0]).toMatch(/^startUrl: plain http is not allowed for Water Board; only https/);
     expect(issues({})).toEqual([]);
+  });
+
+  it('checks challenge hosts as hosts, and never as one of the portal’s own', () => {
+    expect(issues({ challengeHosts: ['www.google.com', 'www.gstatic.com'] })).toEqual([]);
+    expect(issues({ challengeHosts: ['142.250.1.1'] })[0]).toMatch(/^challengeHosts\.0: 142\.250\.1\.1 is an IP number/);
+    expect(issues({ challengeHosts: ['https://www.google.com/'] })[0]).toMatch(/^challengeHosts\.0: a lower-case hostname/);
+    expect(issues({ challengeHosts: ['connect.water.example:8443'] })[0]).toMatch(/^challengeHosts\.0: connect\.water\.example:8443 is one of allowedHosts too/);
   });
 
   it('regexProblem accepts the patterns real portals use', () => {

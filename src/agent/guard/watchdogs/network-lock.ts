@@ -1,6 +1,7 @@
 import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
 import type { PortalProfile } from '../../../shared/portal-profile';
 import { isAllowedUrl } from '../../../shared/allowed-hosts';
+import { challengeHostsOf } from '../challenge-hosts';
 import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 import { REDIRECTS, safeResolve } from './redirect-lock';
@@ -51,14 +52,16 @@ export async function installNetworkLock(
   const handler = async (route: Route, request: Request): Promise<void> => {
     const url = request.url();
     const document = request.resourceType() === 'document' || request.isNavigationRequest();
-    const check = isAllowedUrl(url, profile);
+    // The profile's challenge hosts pass here only while the clerk holds the portal (a take-over).
+    const check = challengeHostsOf(context)?.check(url) ?? isAllowedUrl(url, profile);
     // A new tab's page is judged like any other: on the portal's addresses, through the commit gate (the pop-up watchdog decides whether it stays).
     const refusal = check.ok ? undefined : check.reason;
     if (!refusal && options.gate) {
       const contentType = request.headers()['content-type'];
       // A multipart form's bytes too: its files are hashed for the approval card (the text form is UTF-8 decoded, lossy for binary files).
       const postBytes = contentType?.toLowerCase().includes('multipart/form-data') ? (request.postDataBuffer() ?? undefined) : undefined;
-      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, navigation: document, ...(postBytes ? { postBytes } : {}) });
+      const fromFrame = document ? undefined : frameUrlOf(request);
+      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, navigation: document, fromFrame, ...(postBytes ? { postBytes } : {}) });
       if (!admission.ok) {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
@@ -141,6 +144,15 @@ function postDataOf(request: Request): string | null {
     return request.postData();
   } catch {
     return request.postDataBuffer()?.toString('latin1') ?? null;
+  }
+}
+
+/** The address of the frame whose script sent a request; undefined for a worker's. */
+function frameUrlOf(request: Request): string | undefined {
+  try {
+    return request.frame().url();
+  } catch {
+    return undefined;
   }
 }
 

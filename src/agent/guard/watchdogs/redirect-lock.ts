@@ -1,6 +1,7 @@
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import type { PortalProfile } from '../../../shared/portal-profile';
 import { isAllowedUrl } from '../../../shared/allowed-hosts';
+import { challengeHostsOf } from '../challenge-hosts';
 import type { CommitGate } from '../commit-gate';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 
@@ -38,7 +39,7 @@ export async function installRedirectLock(page: Page, profile: PortalProfile, re
     const status = event.responseStatusCode ?? 0;
     const location = REDIRECTS.has(status) ? event.responseHeaders?.find((h) => h.name.toLowerCase() === 'location')?.value : undefined;
     if (location !== undefined) {
-      const check = isAllowedUrl(location, profile, event.request.url);
+      const check = challengeHostsOf(context)?.check(location, event.request.url) ?? isAllowedUrl(location, profile, event.request.url);
       if (!check.ok) {
         await session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
         const target = safeResolve(location, event.request.url);

@@ -26,7 +26,7 @@ export const takeOverHandler: PortalHandler = {
 export async function clerkTakesOver(run: RunContext, reason: TakeOverRequest['reason'], detail: string): Promise<TakeOverResult> {
   const desk = run.o.takeOvers!;
   const result = await handOverToClerk(
-    { runId: run.o.runId, step: run.state.step, gate: run.o.gate, desk, setStatus: (status, why) => run.setStatus(status, why) },
+    { runId: run.o.runId, step: run.state.step, gate: run.o.gate, desk, page: run.o.page, note: (type, line) => run.note(type, line), setStatus: (status, why) => run.setStatus(status, why) },
     reason,
     detail,
   );
