@@ -18,7 +18,18 @@ const BROWSER_KEYS = new Set(['F5', 'F11', 'F12']);
  * Space), `gesture` is told which addresses the control there names (read by the browser's hit
  * test in a world of ours, not the page's): a commit request is the clerk's own only through one.
  */
-export async function playClerkInput(page: Page, events: readonly ClerkInputEvent[], gesture: (addresses: string[]) => void): Promise<void> {
+export function playClerkInput(page: Page, events: readonly ClerkInputEvent[], gesture: (addresses: string[]) => void): Promise<void> {
+  // Batches arrive as separate calls; each waits for the one before it, so a button's down and up
+  // (sent apart, the down awaiting its read of the target) reach the page in the order given.
+  const played = (playing.get(page) ?? Promise.resolve()).then(() => playInOrder(page, events, gesture));
+  playing.set(page, played.catch(() => undefined));
+  return played;
+}
+
+/** The last batch of each page's clerk input, which the next one waits for. */
+const playing = new WeakMap<Page, Promise<void>>();
+
+async function playInOrder(page: Page, events: readonly ClerkInputEvent[], gesture: (addresses: string[]) => void): Promise<void> {
   const size = page.viewportSize() ?? (await page.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight })));
   const at = (e: { x: number; y: number }) => ({ x: Math.round(e.x * size.width), y: Math.round(e.y * size.height) });
   for (const event of events) {
