@@ -3,7 +3,6 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../src/agent/browser/chromium';
 import { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
 import { bindLabProfile, type Lab } from '../../lab';
@@ -12,7 +11,7 @@ import { LabHandle } from '../../lab/demo/lab-portals';
 import type { RunView } from '../../src/shared/console-api';
 import type { StepRecord } from '../../src/shared/run';
 import { ensureRendererBuilt } from './renderer-build';
-import { CASES_DIR, memoryKey, REPO, tempDir } from './support';
+import { CASES_DIR, memoryKey, openConsolePage, REPO, tempDir } from './support';
 
 /**
  * A clerk's day in the browser console, in real Chromium against the portal lab: the approval
@@ -137,14 +136,7 @@ beforeAll(async () => {
   lab = await labHandle.get();
   dir = tempDir();
   await openService();
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  page = await context.newPage();
-  page.on('pageerror', (err) => pageProblems.push(`page error: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageProblems.push(`console error: ${m.text()}`);
-  });
-  await page.goto(server.url);
+  ({ browser, page } = await openConsolePage(server.url, { viewport: { width: 1280, height: 720 } }, pageProblems));
 }, 240_000);
 
 afterAll(async () => {

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../src/agent/browser/chromium';
 import type { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
 import { openStore } from '../../src/store';
@@ -12,7 +11,7 @@ import { LabHandle } from '../../lab/demo/lab-portals';
 import type { RunView, VerifyResult } from '../../src/shared/console-api';
 import type { StepRecord } from '../../src/shared/run';
 import { ensureRendererBuilt } from './renderer-build';
-import { openTestService, REPO } from './support';
+import { openConsolePage, openTestService, REPO } from './support';
 
 /**
  * The console end to end in real headless Chromium: the browser console served in-process on a
@@ -86,14 +85,7 @@ beforeAll(async () => {
   lab.configure('aditya-deshpande', { otp: 'signin' });
   ({ service, dir: storeDir } = await openTestService({ demo: labHandle }));
   server = await startConsoleServer({ service });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1440, height: 960 }, acceptDownloads: true });
-  page = await context.newPage();
-  page.on('pageerror', (err) => pageProblems.push(`page error: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageProblems.push(`console error: ${m.text()}`);
-  });
-  await page.goto(server.url);
+  ({ browser, page } = await openConsolePage(server.url, { viewport: { width: 1440, height: 960 }, acceptDownloads: true }, pageProblems));
 }, 240_000);
 
 afterAll(async () => {

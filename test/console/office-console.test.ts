@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../src/agent/browser/chromium';
 import { loadCaseFile } from '../../src/agent/case/case-files';
 import type { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
@@ -12,7 +11,7 @@ import type { Lab } from '../../lab';
 import { LabHandle } from '../../lab/demo/lab-portals';
 import { postgresBin, sharedPostgres, type PgCluster } from '../support/postgres';
 import { ensureRendererBuilt } from './renderer-build';
-import { CASES_DIR, openTestService, REPO, tempDir } from './support';
+import { CASES_DIR, openConsolePage, openTestService, REPO, tempDir } from './support';
 
 /**
  * The console as a desk of the office (issue 19), on a throw-away PostgreSQL: it joins the office
@@ -44,9 +43,7 @@ describe.skipIf(!postgresBin())('the console joins the office queue and answers 
     const home = tempDir('pd-office-console-');
     ({ service } = await openTestService({ demo: labHandle, env: { PORTAL_DESK_HOME: home, PATH: process.env.PATH, PORTAL_DESK_DATABASE_URL: url, PORTAL_DESK_NAME: 'desk-console' } }));
     server = await startConsoleServer({ service });
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
-    await page.goto(server.url);
+    ({ browser, page } = await openConsolePage(server.url, { viewport: { width: 1280, height: 720 } }));
   }, 240_000);
 
   afterAll(async () => {

@@ -2,7 +2,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../src/agent/browser/chromium';
 import type { ConsoleService } from '../../src/console/console-service';
 import { startConsoleServer, type ConsoleServer } from '../../src/console/web-server';
 import { openStore } from '../../src/store';
@@ -10,7 +9,7 @@ import type { Lab } from '../../lab';
 import { LabHandle } from '../../lab/demo/lab-portals';
 import type { QueueView, RunView } from '../../src/shared/console-api';
 import { ensureRendererBuilt } from './renderer-build';
-import { CASES_DIR, openTestService, REPO, tempDir } from './support';
+import { CASES_DIR, openConsolePage, openTestService, REPO, tempDir } from './support';
 
 /**
  * The day's queue in the browser console (issue 17), in real Chromium against the portal lab: the
@@ -74,14 +73,7 @@ beforeAll(async () => {
     if (event.type === 'queue') seen.push(event.queue);
   });
   server = await startConsoleServer({ service });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  page = await context.newPage();
-  page.on('pageerror', (err) => pageProblems.push(`page error: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageProblems.push(`console error: ${m.text()}`);
-  });
-  await page.goto(server.url);
+  ({ browser, page } = await openConsolePage(server.url, { viewport: { width: 1280, height: 720 } }, pageProblems));
 }, 240_000);
 
 afterAll(async () => {

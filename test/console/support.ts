@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConsoleService, type ConsoleServiceOptions } from '../../src/console/console-service';
 import type { KeySource } from '../../src/vault';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { launchChromium } from '../../src/agent/browser/chromium';
 import { LabHandle } from '../../lab/demo/lab-portals';
 
 export const REPO = resolve(__dirname, '../..');
@@ -45,4 +47,20 @@ export async function openTestService(options: Partial<ConsoleServiceOptions> = 
     };
   }
   return { service, dir };
+}
+
+/**
+ * The console in Chromium, as a clerk opens it: a fresh browser, a page of the given size at the
+ * console's address, and every script error and console error the page shows collected in
+ * `problems` (each E2E test ends by asserting it is empty).
+ */
+export async function openConsolePage(url: string, context: BrowserContextOptions, problems: string[] = []): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  const page = await (await browser.newContext(context)).newPage();
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+  });
+  await page.goto(url);
+  return { browser, page };
 }
