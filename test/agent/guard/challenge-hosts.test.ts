@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPTCHA_HOST, bindLabProfile } from '../../../lab';
@@ -10,7 +12,11 @@ import { ClerkDesk } from '../../../src/console/clerk-desk';
 import { playClerkInput } from '../../../src/console/take-over-input';
 import type { ClerkInputEvent } from '../../../src/shared/console-api';
 import { executeRun } from '../../../src/service/run-service';
+import { REPO } from '../../support/cli';
 import { EngineBench, RecordingApprovals, ScriptedInputs } from '../../support/engine';
+
+/** Pictures of the page before and during the take-over, for a person to look at. */
+const ARTIFACTS = join(REPO, 'test-artifacts/challenge-hosts');
 
 /**
  * A portal profile's challenge hosts (the lab portals list the lab's reCAPTCHA-like host,
@@ -103,6 +109,8 @@ describe('challenge hosts', { retry: 0 }, () => {
         seen.pageBefore = await pageSends(p, origin);
         await p.waitForTimeout(500);
         seen.landedBefore = onChallengeHost().length;
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await p.screenshot({ path: join(ARTIFACTS, 'before-take-over.png') });
 
         desk.startTakeOver(runId, null);
         // The clerk holds it: the frame is loaded again and shows the widget.
@@ -115,6 +123,7 @@ describe('challenge hosts', { retry: 0 }, () => {
         await playClerkInput(p, await clickOn(p, box), (addresses) => desk.noteGesture(runId, addresses));
         await expect.poll(() => captchaFrame(p)!.locator('#anchor').getAttribute('aria-checked'), { timeout: 10_000 }).toBe('mixed');
         await expect.poll(() => onChallengeHost().some((r) => r.method === 'POST' && r.path === '/recaptcha/api2/userverify'), { timeout: 10_000 }).toBe(true);
+        await p.screenshot({ path: join(ARTIFACTS, 'during-take-over-ticked.png') });
         await p.waitForTimeout(500);
         seen.landedDuring = onChallengeHost().map((r) => `${r.method} ${r.path}`);
 
