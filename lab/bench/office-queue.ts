@@ -7,7 +7,7 @@ import { openPgStore, type PgStore } from '../../src/store';
 import { PORTAL_IDS, type Lab } from '..';
 import { cpuBetween, readCpu, type CpuUse } from './cpu-time';
 import { labCase, runLabCase, type FormRun } from './lab-form';
-import { startBenchPostgres, type BenchPostgres } from './postgres';
+import { startBenchPostgres, type ThrowAwayPostgres } from './postgres';
 import { round, spread, type Spread } from './stats';
 import type { Batch } from './throughput';
 
@@ -89,7 +89,7 @@ export async function measureOfficeQueue(lab: Lab, plan: OfficePlan, log: (line:
   }
 }
 
-async function measureOverhead(pg: BenchPostgres, queue: OfficeQueue, store: PgStore, lab: Lab, plan: OfficePlan): Promise<QueueOverhead> {
+async function measureOverhead(pg: ThrowAwayPostgres, queue: OfficeQueue, store: PgStore, lab: Lab, plan: OfficePlan): Promise<QueueOverhead> {
   /** A real case file of a client of its own, which the desk's executor does not run: only the queue's work is timed. */
   const emptyCase = (): { source: string; caseFile: CaseFile } => ({ source: 'bench', caseFile: labCase(lab, 'shops') });
   // An idle desk: one case at a time, enqueued at a different moment of its poll each time.
@@ -137,7 +137,7 @@ async function measureOverhead(pg: BenchPostgres, queue: OfficeQueue, store: PgS
 }
 
 interface OfficeEnv {
-  pg: BenchPostgres;
+  pg: ThrowAwayPostgres;
   queue: OfficeQueue;
   store: PgStore;
   lab: Lab;

@@ -5,14 +5,15 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The bench's own throw-away PostgreSQL, as the tests start theirs (test/support/postgres.ts,
- * which the bench may not import): initdb in a temporary folder, a server on a free loopback port
- * with its socket in that folder, trust authentication, stopped and deleted afterwards. As root,
- * initdb and pg_ctl run as the `postgres` user. Binaries: $PORTAL_DESK_PG_BIN, else the newest
- * /usr/lib/postgresql/N/bin. With none, `startBenchPostgres` answers why, and the office rows say
- * they were skipped.
+ * A throw-away PostgreSQL server, for the bench's office rows and for the tests
+ * (test/support/postgres.ts builds its cluster on it): initdb in a temporary folder, a server on a
+ * free loopback port with its socket in that folder, trust authentication, stopped and deleted
+ * afterwards (and when the process exits). As root, initdb and pg_ctl run as the `postgres` user
+ * (PostgreSQL refuses root). Binaries: $PORTAL_DESK_PG_BIN, else the newest
+ * /usr/lib/postgresql/N/bin. With none, the start answers why, and the caller says what it skipped.
  */
-export interface BenchPostgres {
+export interface ThrowAwayPostgres {
+  port: number;
   /** postgres://postgres@127.0.0.1:PORT/postgres */
   url: string;
   /** `postgres --version`. */
@@ -24,7 +25,13 @@ export interface BenchPostgres {
   stop(): void;
 }
 
-function postgresBinaries(): string | null {
+interface ServerSettings {
+  /** fsync and synchronous commits on, as an office's server would run (the bench); off for tests. */
+  durable: boolean;
+  maxConnections: number;
+}
+
+export function postgresBinaries(): string | null {
   const given = process.env.PORTAL_DESK_PG_BIN;
   if (given) return existsSync(join(given, 'initdb')) ? given : null;
   const root = '/usr/lib/postgresql';
@@ -35,10 +42,10 @@ function postgresBinaries(): string | null {
   return versions[0] ? join(root, versions[0], 'bin') : null;
 }
 
-export async function startBenchPostgres(): Promise<BenchPostgres | { skipped: string }> {
+export async function startThrowAwayPostgres(settings: ServerSettings): Promise<ThrowAwayPostgres | { skipped: string }> {
   const bin = postgresBinaries();
   if (!bin) return { skipped: 'no PostgreSQL binaries (no /usr/lib/postgresql/N/bin/initdb, no $PORTAL_DESK_PG_BIN); install Debian\'s "postgresql"' };
-  const dir = mkdtempSync(join(tmpdir(), 'pd-bench-pg-'));
+  const dir = mkdtempSync(join(tmpdir(), 'pd-pg-'));
   const asRoot = userInfo().uid === 0;
   const run = (tool: string, args: string[]): string => {
     const command = asRoot ? 'runuser' : join(bin, tool);
@@ -55,8 +62,8 @@ export async function startBenchPostgres(): Promise<BenchPostgres | { skipped: s
     const data = join(dir, 'pg');
     run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
     const port = await freePort();
-    // Durable as an office's server would be (fsync on), so a commit costs what it costs there.
-    run('pg_ctl', ['-D', data, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100`, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+    const speed = settings.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+    run('pg_ctl', ['-D', data, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=${settings.maxConnections}${speed}`, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
     const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
     let stopped = false;
     const stop = () => {
@@ -70,12 +77,17 @@ export async function startBenchPostgres(): Promise<BenchPostgres | { skipped: s
       rmSync(dir, { recursive: true, force: true });
     };
     process.once('exit', stop);
-    return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, version: run('postgres', ['--version']).trim(), pid, dir, stop };
+    return { port, url: `postgres://postgres@127.0.0.1:${port}/postgres`, version: run('postgres', ['--version']).trim(), pid, dir, stop };
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     const text = err instanceof Error ? ((err as { stderr?: string }).stderr || err.message) : String(err);
     return { skipped: `PostgreSQL did not start: ${text.trim().split('\n')[0]}` };
   }
+}
+
+/** The bench's server: durable (fsync on), so a commit costs what it costs on an office's server. */
+export function startBenchPostgres(): Promise<ThrowAwayPostgres | { skipped: string }> {
+  return startThrowAwayPostgres({ durable: true, maxConnections: 100 });
 }
 
 function freePort(): Promise<number> {

@@ -1,9 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
+import { postgresBinaries, startThrowAwayPostgres } from '../../lab/bench/postgres';
 
 /**
  * A throw-away PostgreSQL cluster for tests: initdb in a temporary folder, a server on a free
@@ -25,15 +21,9 @@ export interface PgCluster {
   stop(): void;
 }
 
+/** The PostgreSQL binaries the tests start their cluster from, or null (then the PostgreSQL legs skip). */
 export function postgresBin(): string | null {
-  const given = process.env.PORTAL_DESK_PG_BIN;
-  if (given) return existsSync(join(given, 'initdb')) ? given : null;
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(root, versions[0], 'bin') : null;
+  return postgresBinaries();
 }
 
 export const POSTGRES_MISSING =
@@ -53,36 +43,10 @@ export async function startPostgres(): Promise<PgCluster | null> {
     console.warn(`\n!!! ${POSTGRES_MISSING}\n`);
     return null;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'pd-pg-'));
-  const asRoot = userInfo().uid === 0;
-  const run = (tool: string, args: string[]) => {
-    const command = asRoot ? 'runuser' : join(bin, tool);
-    const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
-    execFileSync(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir });
-  };
-  if (asRoot) {
-    const pw = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-    const uid = Number(pw.stdout.trim());
-    chownSync(dir, uid, uid);
-  }
-  chmodSync(dir, 0o700);
-  const data = join(dir, 'pg');
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-  const port = await freePort();
-  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
-  let stopped = false;
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-    } catch {
-      // Already gone.
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', stop);
+  // Speed over durability: a test's cluster is gone with the test process.
+  const server = await startThrowAwayPostgres({ durable: false, maxConnections: 200 });
+  if ('skipped' in server) throw new Error(server.skipped);
+  const { port, stop } = server;
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   let n = 0;
   const query = async <T extends pg.QueryResultRow>(database: string, sql: string, params: unknown[] = []): Promise<T[]> => {
@@ -107,16 +71,4 @@ export async function startPostgres(): Promise<PgCluster | null> {
     query,
     stop,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
