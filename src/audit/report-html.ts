@@ -47,7 +47,7 @@ export function renderReportHtml(replay: Replay, options: ReportOptions = {}): s
 </head>
 <body>
 <div class="layout">
-${stepIndex(replay)}
+${stepIndex(replay, shot)}
 <main>
 ${summary(replay)}
 <h2 class="section" id="timeline">Timeline · ${plural(replay.steps.length, 'step')}</h2>
@@ -72,13 +72,13 @@ export function reportFileName(replay: Replay, extension = 'html'): string {
 
 // ---- Index --------------------------------------------------------------------------------------
 
-function stepIndex(replay: Replay): SafeHtml {
+function stepIndex(replay: Replay, shot: NonNullable<ReportOptions['screenshot']>): SafeHtml {
   return html`<nav class="index" aria-label="Step index">
 <p class="index-title">Steps</p>
 <ol>
 ${replay.steps.map((s) => {
   const marks = stepMarks(s);
-  return html`<li class="${s.integrity === 'verified' ? '' : s.integrity}"><a href="#step-${s.index}"><span class="n">${s.index}</span><span class="t">${s.kind === 'step' ? stepTitle(s) : 'Unreadable step'}${s.kind === 'step' ? html`<span class="d">${duration(s.durationMs)}</span>` : ''}</span><span class="marks">${marks.map(
+  return html`<li class="${s.integrity === 'verified' ? '' : s.integrity}"><a href="#step-${s.index}"><span class="n">${s.index}</span><span class="t">${s.kind === 'step' ? thumbnail(s, shot) : ''}${s.kind === 'step' ? stepTitle(s) : 'Unreadable step'}${s.kind === 'step' ? html`<span class="d">${duration(s.durationMs)}</span>` : ''}</span><span class="marks">${marks.map(
     (m) => html`<span class="mark ${m.tone}" title="${m.label}"></span>`,
   )}</span></a></li>`;
 })}
@@ -234,12 +234,24 @@ function fullPageFigure(s: ReplayStep, shot: NonNullable<ReportOptions['screensh
   return html`<div class="fullpage-block"><h3>Full page at this gated step</h3>${pictureFigure(s.fullPage, shot, `The whole page at step ${s.index}`, 'The whole page, top to bottom, as the clerk was asked about it (scroll inside the box)', '', 'fullpage')}</div>`;
 }
 
+/** The step's picture, small, for the index's filmstrip (the same bytes as the step's own: a report carries no script to shrink them). */
+function thumbnail(s: ReplayStep, shot: NonNullable<ReportOptions['screenshot']>): SafeHtml {
+  const info = s.screenshot;
+  const png = info && info.state === 'present' ? shot(info.sha256) : null;
+  if (!png) return html`<span class="thumb none" aria-hidden="true"></span>`;
+  return html`<img class="thumb" src="${pngDataUri(png)}" alt="" loading="lazy">`;
+}
+
+function pngDataUri(png: Uint8Array): string {
+  return `data:image/png;base64,${Buffer.from(png.buffer, png.byteOffset, png.byteLength).toString('base64')}`;
+}
+
 function pictureFigure(info: ReplayScreenshot | null | undefined, shot: NonNullable<ReportOptions['screenshot']>, alt: string, caption: string, none: string, kind = 'shot'): SafeHtml {
   if (!info) return html`<p class="no-shot">${none}</p>`;
   const png = info.state === 'present' ? shot(info.sha256) : null;
   if (png) {
     const size = info.width && info.height ? `${info.width}×${info.height}` : '';
-    const img = html`<img src="data:image/png;base64,${Buffer.from(png.buffer, png.byteOffset, png.byteLength).toString('base64')}" alt="${alt}"${
+    const img = html`<img src="${pngDataUri(png)}" alt="${alt}"${
       info.width && info.height ? html` width="${info.width}" height="${info.height}"` : ''
     }>`;
     return html`<figure class="${kind}">${kind === 'fullpage' ? html`<div class="scroll" tabindex="0">${img}</div>` : img}<figcaption>${caption} · ${size} · sha256 <span class="mono">${info.sha256.slice(0, 16)}…</span></figcaption></figure>`;

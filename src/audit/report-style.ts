@@ -35,6 +35,9 @@ nav.index li.unverified a { color: var(--faint); font-style: italic; }
 nav.index .n { color: var(--faint); font-variant-numeric: tabular-nums; text-align: right; }
 nav.index .t { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 nav.index .t .d { display: block; font-size: 11px; color: var(--faint); font-variant-numeric: tabular-nums; }
+nav.index .thumb { display: block; width: 100%; max-width: 120px; aspect-ratio: 1280 / 900; object-fit: cover; object-position: top;
+  border: 1px solid var(--line); border-radius: 4px; margin: 2px 0 3px; background: var(--grey-bg); }
+nav.index li.current .thumb, nav.index li a:hover .thumb { border-color: var(--info-ink); }
 nav.index .marks { display: flex; gap: 3px; }
 nav.index .mark { width: 8px; height: 8px; border-radius: 50%; display: inline-block; }
 nav.index .mark.warn { background: #e0a020; } nav.index .mark.bad { background: #d0392b; } nav.index .mark.info { background: #4f7fc7; }

@@ -84,9 +84,12 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
     // Each step's pictures: before, after (once its actions ran), and the full page at a gated step.
     const picturesOf = (s: StepRecord) => [s.screenshotHash, s.afterScreenshotHash, s.fullPageHash].filter((h) => typeof h === 'string').length;
     const pictures = steps.reduce((n, s) => n + picturesOf(s), 0);
-    const images = page.locator('img[src^="data:image/png;base64,"]');
+    // The index's filmstrip shows each step's before picture, small, beside its title, verdict marks and duration.
+    const thumbs = page.locator('nav.index img.thumb');
+    expect(await thumbs.count()).toBe(withShots.length);
+    const images = page.locator('section img[src^="data:image/png;base64,"]');
     expect(await images.count()).toBe(pictures);
-    expect(await page.locator('img').count()).toBe(pictures);
+    expect(await page.locator('img').count()).toBe(pictures + withShots.length);
     // Every inline screenshot actually decodes.
     expect(await images.evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
     for (const s of steps) {
@@ -94,8 +97,9 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
       await expect.poll(() => section.count()).toBe(1);
       expect(await section.locator('h2').innerText()).toMatch(new RegExp(`^Step ${s.index}`));
       expect(await section.locator('img[src^="data:"]').count()).toBe(picturesOf(s));
-      // The index links to it.
+      // The index links to it, with its thumbnail where the step has a picture.
       expect(await page.locator(`nav.index a[href="#step-${s.index}"]`).count()).toBe(1);
+      expect(await page.locator(`nav.index a[href="#step-${s.index}"] img.thumb`).count()).toBe(s.screenshotHash !== null ? 1 : 0);
     }
   });
 
@@ -113,6 +117,8 @@ describe('replay --export / --export-json / --json on a real lab run', () => {
     await page.locator(`section#step-${submit.index}`).scrollIntoViewIfNeeded();
     mkdirSync(join(REPO, 'test-artifacts/report'), { recursive: true });
     await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-gated-step.png') });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-filmstrip.png') });
     await page.locator(`section#step-${submit.index} figure.fullpage`).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(REPO, 'test-artifacts/report/lab-run-full-page.png') });
   });
