@@ -3,6 +3,7 @@ import type { OfficeView, OfficeWaitView } from '../../../shared/console-api';
 import { useModel } from '../console-context';
 import { messageOf } from '../console-model';
 import { href } from '../route';
+import { CountSelect } from './count-select';
 import { timeOf } from './step-entry';
 
 /**
@@ -47,16 +48,7 @@ export function OfficePanel({ office }: { office: OfficeView }) {
         ) : (
           <>
             <span className="sub">This console does not take cases from the office queue.</span>
-            <label className="inline-label">
-              At a time
-              <select value={slots} onChange={(e) => setSlots(Number(e.target.value))} aria-label="Office cases at a time">
-                {[1, 2, 3, 4].map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <CountSelect label="At a time" ariaLabel="Office cases at a time" value={slots} onChange={setSlots} />
             <button type="button" className="btn btn-primary btn-small" disabled={busy} onClick={() => void join(true)}>
               Join the office queue
             </button>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { CaseSummary, PortalSummary, RunView } from '../../../shared/console-api';
 import { useConsoleState, useModel } from '../console-context';
 import { messageOf } from '../console-model';
+import { CountSelect } from '../parts/count-select';
 import { go, href } from '../route';
 import { caseName, isLive, isWaiting, reasonLine, statusLook } from '../status';
 import { StatusChip } from '../parts/chips';
@@ -178,16 +179,7 @@ function QueueStarter({ cases, selected, onStarted, anthropicReady }: { cases: r
   return (
     <div className="queue-starter" aria-label="Run as a queue">
       <div className="queue-starter-row">
-        <label className="inline-label">
-          At once
-          <select value={concurrency} onChange={(e) => setConcurrency(Number(e.target.value))} aria-label="Cases at once">
-            {[1, 2, 3, 4].map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <CountSelect label="At once" ariaLabel="Cases at once" value={concurrency} onChange={setConcurrency} />
         <label className="inline-label">
           Planner
           <select value={planner} onChange={(e) => setPlanner(e.target.value as 'rules' | 'anthropic')} aria-label="Planner for the queue">
