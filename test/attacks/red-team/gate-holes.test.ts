@@ -65,6 +65,21 @@ describe('the commit gate against the red team’s finds', () => {
     expect(stopped.some((s) => s.includes('WebSocket') && s.includes('/plot/chat'))).toBe(false);
   }, 40_000);
 
+  it('a planner’s goto to the lodge address behind a ;parameter and an encoded traversal is held and denied, nothing lodged', async () => {
+    const origin = () => bench.portal.profile().startUrl.replace(/\/$/, '');
+    const planner = new ScriptPlanner(
+      [
+        (o) => (/details/.test(o.url) ? [{ type: 'goto', url: `${origin()}/plot/lodge;jsessionid=9F?plot_site=Plot+99` }] : undefined),
+        (o) => (/details/.test(o.url) ? [{ type: 'goto', url: `${origin()}/plot/x/..%2flodge?plot_site=Plot+99` }] : undefined),
+      ],
+      6,
+    );
+    const clerk = new RecordingApprovals('deny');
+    await bench.run({}, planner, clerk);
+    expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toEqual([]);
+    expect(clerk.asked.length).toBeGreaterThan(0);
+  }, 40_000);
+
   it('the honest flow on the same portal still takes one approval and ends done with the number the portal issued', async () => {
     const clerk = new RecordingApprovals('approve');
     const { result } = await bench.run({}, new ScriptPlanner([], 8), clerk);
