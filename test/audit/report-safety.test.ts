@@ -95,7 +95,9 @@ describe('the report shows attack text as text', () => {
         expect(await tab.locator('head > style').count()).toBe(1);
         // No element carries an event handler attribute; every image is an inline screenshot.
         expect(await tab.evaluate(() => [...document.querySelectorAll('*')].some((el) => [...el.attributes].some((a) => a.name.startsWith('on'))))).toBe(false);
-        expect(await tab.locator('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('src')!.slice(0, 22)))).toEqual(Array(3).fill('data:image/png;base64,'));
+        // Three steps: each one's picture in its section and its thumbnail in the filmstrip.
+        expect(await tab.locator('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('src')!.slice(0, 22)))).toEqual(Array(6).fill('data:image/png;base64,'));
+        expect(await tab.locator('img.thumb').count()).toBe(3);
         expect(opened.requests.filter((u) => !u.startsWith('data:'))).toEqual([]);
         expect(opened.dialogs).toEqual([]);
         // The attack is visible as the text it is, where the auditor reads it.
