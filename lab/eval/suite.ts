@@ -5,6 +5,11 @@ export interface EvalOptions {
   model: string;
   /** The whole matrix instead of the CI subset. */
   full: boolean;
+  /**
+   * A smaller sample than the CI subset that still covers every kind of case and every variant
+   * (what `npm test` runs); a suite without one runs its CI subset. Never together with `full`.
+   */
+  quick?: boolean;
   concurrency: number;
   /** Progress lines (stderr). */
   log: (line: string) => void;

@@ -43,7 +43,9 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
  * CI subset (default): every case once, the five quick variants in rotation within each portal,
  * plus the slow page on the first case of each portal (63 runs; every variant on 3 to 12 cases),
  * and one trade-permits case (lab/permits, its one layout; scored by `permitsLabRows`).
- * `--full`: every case on every variant (360 runs) and the 20 permits cases.
+ * `--quick` (what `npm test` runs): per portal, the fewest cases that hold every tricky kind
+ * (`caseKinds`), at least one per variant, each case on one variant in turn (about 20 runs), and
+ * the same permits case. `--full`: every case on every variant (360 runs) and the 20 permits cases.
  * `ok` when every variant completes at least 95 % of its runs, with no duplicate submission, no
  * unapproved risky effect and no touch beyond the mandatory one in any run.
  */
@@ -123,9 +125,13 @@ export function loadLabCases(dir = LAB_CASES_DIR, setupFile = LAB_SETUP_FILE, re
   return cases.map((caseFile) => ({ caseFile, setup: (setup[caseFile.caseId] ?? {}) as LabVariantInput }));
 }
 
-/** Which case runs on which variant: the CI subset, or every case on every variant. */
-export function labMatrix(cases: readonly LabCase[], full: boolean): LabRun[] {
-  if (full) return VARIANT_NAMES.flatMap((variant) => cases.map((c) => ({ case: c, variant })));
+/** How much of the matrix a run of the suite takes (see the suite's description above). */
+export type LabScope = 'quick' | 'ci' | 'full';
+
+/** Which case runs on which variant: the quick sample, the CI subset, or every case on every variant. */
+export function labMatrix(cases: readonly LabCase[], scope: LabScope): LabRun[] {
+  if (scope === 'full') return VARIANT_NAMES.flatMap((variant) => cases.map((c) => ({ case: c, variant })));
+  if (scope === 'quick') return quickMatrix(cases);
   const runs: LabRun[] = [];
   const seen = new Map<string, number>();
   for (const c of cases) {
@@ -135,6 +141,57 @@ export function labMatrix(cases: readonly LabCase[], full: boolean): LabRun[] {
     runs.push({ case: c, variant: ROTATION[n % ROTATION.length]! });
   }
   return runs;
+}
+
+/**
+ * Per portal, cases picked greedily (the one holding most kinds not yet held, the first of equals)
+ * until every kind the portal's cases hold is held and there is one case per variant; the picks
+ * take the variants in turn, starting one further on each portal so a kind meets other variants.
+ */
+function quickMatrix(cases: readonly LabCase[]): LabRun[] {
+  const runs: LabRun[] = [];
+  const portals = [...new Set(cases.map((c) => c.caseFile.portal))];
+  for (const [p, portal] of portals.entries()) {
+    const mine = cases.filter((c) => c.caseFile.portal === portal).map((c) => ({ c, kinds: caseKinds(c) }));
+    const missing = new Set(mine.flatMap((m) => [...m.kinds]));
+    const picked: LabCase[] = [];
+    while (missing.size > 0 || picked.length < VARIANT_NAMES.length) {
+      const left = mine.filter((m) => !picked.includes(m.c));
+      if (left.length === 0) break;
+      const gain = (m: (typeof left)[number]) => [...m.kinds].filter((k) => missing.has(k)).length;
+      const best = left.reduce((a, b) => (gain(b) > gain(a) ? b : a));
+      picked.push(best.c);
+      for (const k of best.kinds) missing.delete(k);
+    }
+    picked.forEach((c, i) => runs.push({ case: c, variant: VARIANT_NAMES[(i + p) % VARIANT_NAMES.length]! }));
+  }
+  return runs;
+}
+
+/** The tricky kinds of known-answer case (docs/evaluation.md, "The tricky cases"). */
+export const CASE_KINDS = ['two_addresses', 'same_as', 'indic_script', 'accented_latin', 'optional_empty', 'optional_left_out', 'at_limit', 'rejected_once'] as const;
+export type CaseKind = (typeof CASE_KINDS)[number];
+
+/** The "same as … address" box of each lab portal. */
+const SAME_AS: Record<PortalId, string> = { shops: 'correspondence_same_as_business', power: 'billing_same_as_supply', tax: 'communication_same_as_establishment' };
+
+/** Which tricky kinds a case holds on its portal. */
+export function caseKinds(c: LabCase): Set<CaseKind> {
+  const portal = c.caseFile.portal as PortalId;
+  const spec = PORTALS[portal];
+  const f = c.caseFile.fields;
+  const strings = Object.values(f).filter((v): v is string => typeof v === 'string');
+  const optional = spec.fields.filter((s) => !s.required && s.kind !== 'checkbox' && s.kind !== 'declaration').map((s) => s.key);
+  const kinds = new Set<CaseKind>();
+  if (f[SAME_AS[portal]] === false) kinds.add('two_addresses');
+  if (f[SAME_AS[portal]] === true) kinds.add('same_as');
+  if (strings.some((v) => /[\u0900-\u0DFF]/.test(v))) kinds.add('indic_script');
+  if (strings.some((v) => /[À-ž]/.test(v))) kinds.add('accented_latin');
+  if (optional.some((k) => f[k] === '')) kinds.add('optional_empty');
+  if (optional.some((k) => !(k in f))) kinds.add('optional_left_out');
+  if (spec.fields.some((s) => s.maxLength !== undefined && typeof f[s.key] === 'string' && (f[s.key] as string).length === s.maxLength)) kinds.add('at_limit');
+  if (c.setup.rejectFieldOnce) kinds.add('rejected_once');
+  return kinds;
 }
 
 /** Problems of the case itself: its fields do not pass the portal's own validation on this layout. */
@@ -181,7 +238,7 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
       options.log(`FAIL ${err.file}: ${err.problem} (the other cases run)`);
       refusedFiles.push({ id: err.file, pass: false, detail: err.message, metrics: { refused: true } });
     }),
-    options.full,
+    options.full ? 'full' : options.quick ? 'quick' : 'ci',
   );
   try {
     createPlanner(model, loadPortalProfile('shops'), {}, process.env, new LabHandle());
@@ -189,7 +246,7 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     if (err instanceof AnthropicConfigError) throw new Error(`eval --suite lab --model ${model}: ${err.message}`);
     throw err;
   }
-  options.log(`lab suite: ${matrix.length} runs (${options.full ? 'full matrix' : 'CI subset'}), model ${model}, concurrency ${options.concurrency}`);
+  options.log(`lab suite: ${matrix.length} runs (${options.full ? 'full matrix' : options.quick ? 'quick sample' : 'CI subset'}), model ${model}, concurrency ${options.concurrency}`);
 
   const dir = mkdtempSync(join(scratchFolder(), 'pd-lab-suite-'));
   const labs = new Map<LabVariantName, Lab>();

@@ -3,11 +3,12 @@ import { SUITES } from '../../../lab/eval/suites';
 import { parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 
-const HELP = `portal-desk eval --suite NAME [--model NAME] [--full] [--concurrency N] [--json]
+const HELP = `portal-desk eval --suite NAME [--model NAME] [--full | --quick] [--concurrency N] [--json]
 
 Runs an evaluation suite against the portal lab and prints a verdict per case and a summary.
 Suites: ${Object.keys(SUITES).join(', ') || '(none registered)'}
-Exit code 0 when the suite's bar is met, 1 otherwise, 2 on bad options. A case file that cannot be
+--full runs the whole matrix; --quick a covering sample (every kind of case on every variant, fewer
+runs: what npm test runs; suites without one run their CI subset). Exit code 0 when the suite's bar is met, 1 otherwise, 2 on bad options. A case file that cannot be
 used is reported in one line and the suite goes on without it.`;
 
 export async function evalCommand(args: string[]): Promise<number> {
@@ -15,6 +16,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     suite: { type: 'string' },
     model: { type: 'string' },
     full: { type: 'boolean' },
+    quick: { type: 'boolean' },
     concurrency: { type: 'string' },
     json: { type: 'boolean' },
   });
@@ -22,6 +24,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     console.log(HELP);
     return EXIT.ok;
   }
+  if (values.full && values.quick) throw new UsageError('--full and --quick ask for opposite ends of the matrix: give one');
   const load = values.suite && Object.hasOwn(SUITES, values.suite) ? SUITES[values.suite] : undefined;
   if (!load) throw new UsageError(`--suite must be one of ${Object.keys(SUITES).join(', ') || '(none registered)'}${values.suite ? ` (got "${shownArg(values.suite)}")` : ''}`);
   const suite = await load();
@@ -31,6 +34,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const report = await suite.run({
     model,
     full: values.full ?? false,
+    quick: values.quick ?? false,
     concurrency: positiveInt('concurrency', values.concurrency, Math.max(1, Math.min(2, cpus().length)), 16),
     log,
   });
