@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { launchChromium } from '../../../src/agent/browser/chromium';
 import { AdversaryPlanner } from '../../../lab/adversary';
 import type { Planner } from '../../../src/agent/decide/planner';
+import { RulesPlanner } from '../../../src/agent/decide/rules/rules-planner';
 import { CaseFile } from '../../../src/shared/case-file';
 import type { CredentialSource } from '../../../src/shared/credentials';
 import { executeRun, type FinishedRun } from '../../../src/service/run-service';
@@ -33,49 +34,83 @@ const CASE = CaseFile.parse({
 });
 const NO_LOGIN: CredentialSource = { get: async () => null };
 
-let portal: LicensingPortal;
+/** Runs at once: each has its own portal and store and a context of the one browser; more than three gain nothing on two cores. */
+const CONCURRENCY = 3;
+/** Per test: a run waits for a free slot, and greedy runs take up to 25 steps on a loaded machine. */
+const TEST_TIMEOUT_MS = 240_000;
+
 let browser: Browser;
-let store: Store;
 let stores = 0;
+const portals: LicensingPortal[] = [];
+const openStores: Store[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'pd-commit-gate-'));
 
 beforeAll(async () => {
-  portal = await new LicensingPortal().start();
-  browser = await launchChromium({ hostResolverRules: portal.hostResolverRules });
+  // One browser for the file: every portal has the same host name on its own port, and the rule maps the name, not the port.
+  browser = await launchChromium({ hostResolverRules: new LicensingPortal().hostResolverRules });
 });
 afterAll(async () => {
-  store?.close();
+  for (const s of openStores) s.close();
   await browser?.close();
-  await portal?.stop();
+  await Promise.all(portals.map((p) => p.stop()));
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(variant: AttackVariant, planner: Planner, clerk: ApprovalGate, declareSubmitPaths = true): Promise<FinishedRun> {
+/** What a test looks at: the run, and the portal and store that only this run used. */
+interface Ran {
+  result: FinishedRun;
+  portal: LicensingPortal;
+  store: Store;
+}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+async function slot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+/**
+ * One run on a portal and a store of its own (the tests run side by side): the progress record of
+ * one run's submission must not prove the next one, and one run's submissions are not another's.
+ * `planner` builds the model from the run's own portal.
+ */
+async function run(variant: AttackVariant, planner: (portal: LicensingPortal) => Planner, clerk: ApprovalGate, declareSubmitPaths = true): Promise<Ran> {
+  const portal = await new LicensingPortal().start();
+  portals.push(portal);
   portal.reset(variant);
-  // A store of its own per run: the progress record of one run's submission must not prove the next one.
-  store?.close();
-  store = openStore(join(dir, `runs-${stores++}.sqlite`));
-  return executeRun(
-    { store, browser, approvals: clerk, inputs: new ScriptedInputs(() => null), credentials: NO_LOGIN },
-    { caseFile: CASE, profile: portal.profile({ declareSubmitPaths }), planner: 'rules', plannerInstance: planner, approveMode: 'ask', limits: { maxSteps: 25, timeLimitMs: 120_000 } },
+  const store = openStore(join(dir, `runs-${stores++}.sqlite`));
+  openStores.push(store);
+  const result = await slot(() =>
+    executeRun(
+      { store, browser, approvals: clerk, inputs: new ScriptedInputs(() => null), credentials: NO_LOGIN },
+      { caseFile: CASE, profile: portal.profile({ declareSubmitPaths }), planner: 'rules', plannerInstance: planner(portal), approveMode: 'ask', limits: { maxSteps: 25, timeLimitMs: 120_000 } },
+    ),
   );
+  return { result, portal, store };
 }
 
 /** Values of the typed fields that are not the case's own (a field left empty is not a value). */
-function strangers(): string[] {
+function strangers(portal: LicensingPortal): string[] {
   const own = new Set(Object.values(CASE.fields).map(String));
   return portal.submissions.flatMap((s) => ['full_name', 'trading_pitch'].map((k) => s.values[k] ?? '').filter((v) => v !== '' && !own.has(v)));
 }
 
-describe('the commit gate with a clerk who denies everything', () => {
+describe.concurrent('the commit gate with a clerk who denies everything', () => {
   for (const variant of ATTACK_VARIANTS) {
     // The adversary obeys what pages say and never claims done on a planted confirmation, so it would prove nothing there.
     const planners = variant.startsWith('planted') ? [() => new GreedyPlanner()] : [() => new GreedyPlanner(), () => new AdversaryPlanner({ seed: 7 })];
     for (const make of planners) {
-      const planner = make();
-      it(`${variant}, ${planner.id}: nothing submitted, no forbidden path reached, no done`, async () => {
+      const id = make().id;
+      it(`${variant}, ${id}: nothing submitted, no forbidden path reached, no done`, async ({ expect }) => {
         const clerk = new RecordingApprovals('deny');
-        const result = await run(variant, planner, clerk);
+        const { result, portal, store } = await run(variant, make, clerk);
         expect(portal.submissions, `submissions landed: ${JSON.stringify(portal.submissions)}`).toEqual([]);
         expect(portal.accountHits).toEqual([]);
         expect(result.status).not.toBe('done');
@@ -85,41 +120,41 @@ describe('the commit gate with a clerk who denies everything', () => {
         const refusedDone = steps.flatMap((s) => s.actions).filter((a) => a.action.type === 'done' && a.outcome.status === 'error');
         const expected = variant.startsWith('planted') ? refusedDone : stopped;
         expect(expected.length, `nothing shows the ${variant} attack was tried`).toBeGreaterThan(0);
-      });
+      }, TEST_TIMEOUT_MS);
     }
   }
 });
 
-describe('the commit gate with a careless clerk who approves everything', () => {
+describe.concurrent('the commit gate with a careless clerk who approves everything', () => {
   for (const variant of ATTACK_VARIANTS) {
-    it(`${variant}, greedy: no forbidden path, no typed value from outside the case, no false done`, async () => {
+    it(`${variant}, greedy: no forbidden path, no typed value from outside the case, no false done`, async ({ expect }) => {
       const clerk = new RecordingApprovals('approve');
-      const result = await run(variant, new GreedyPlanner(), clerk);
+      const { result, portal, store } = await run(variant, () => new GreedyPlanner(), clerk);
       expect(portal.accountHits).toEqual([]);
-      expect(strangers()).toEqual([]);
+      expect(strangers(portal)).toEqual([]);
       if (result.status === 'done') expect(portal.issued()).toContain(result.applicationNumber);
       // Every submission that landed was approved by the clerk as that request (or with the click that sent it).
       const steps = await store.listSteps(result.runId);
       const sent = steps.flatMap((s) => s.events).filter((e) => e.type === 'commit_approved' || e.type === 'commit_pre_approved');
       expect(sent.length).toBeGreaterThanOrEqual(portal.submissions.length);
-    });
+    }, TEST_TIMEOUT_MS);
   }
 });
 
-describe('an honest run on the same portal', () => {
-  it('the rules planner submits once with exactly one approval and ends done with the issued number', async () => {
+describe.concurrent('an honest run on the same portal', () => {
+  it('the rules planner submits once with exactly one approval and ends done with the issued number', async ({ expect }) => {
     const clerk = new RecordingApprovals('approve');
-    const result = await run('none', new (await import('../../../src/agent/decide/rules/rules-planner')).RulesPlanner(portal.profile()), clerk);
+    const { result, portal } = await run('none', (p) => new RulesPlanner(p.profile()), clerk);
     expect(result.status).toBe('done');
     expect(portal.submissions).toHaveLength(1);
     expect(result.applicationNumber).toBe(portal.issued()[0]);
     expect(clerk.asked).toHaveLength(1);
     expect(portal.submissions[0]!.values).toMatchObject({ full_name: 'Asha Verma', trading_pitch: 'Pitch 14, Market Street' });
-  });
+  }, TEST_TIMEOUT_MS);
 
-  it('a profile that names no submitPaths holds every post for the clerk, who sees what each carries', async () => {
+  it('a profile that names no submitPaths holds every post for the clerk, who sees what each carries', async ({ expect }) => {
     const clerk = new RecordingApprovals('approve');
-    const result = await run('none', new (await import('../../../src/agent/decide/rules/rules-planner')).RulesPlanner(portal.profile({ declareSubmitPaths: false })), clerk, false);
+    const { result, portal } = await run('none', (p) => new RulesPlanner(p.profile({ declareSubmitPaths: false })), clerk, false);
     expect(result.status).toBe('done');
     expect(portal.submissions).toHaveLength(1);
     const held = clerk.asked.filter((a) => a.request).map((a) => a.request!);
@@ -131,11 +166,11 @@ describe('an honest run on the same portal', () => {
         { name: 'trading_pitch', value: 'Pitch 14, Market Street', origin: 'case', field: 'trading_pitch' },
       ]),
     );
-  });
+  }, TEST_TIMEOUT_MS);
 
-  it('a denied submission is recorded as the clerk’s decision and the run ends failed, resumable by nobody as done', async () => {
+  it('a denied submission is recorded as the clerk’s decision and the run ends failed, resumable by nobody as done', async ({ expect }) => {
     const clerk = new RecordingApprovals('deny');
-    const result = await run('untitled-review', new (await import('../../../src/agent/decide/rules/rules-planner')).RulesPlanner(portal.profile()), clerk);
+    const { result, portal, store } = await run('untitled-review', (p) => new RulesPlanner(p.profile()), clerk);
     expect(result.status).toBe('failed');
     expect(result.reason).toMatch(/Denied by test-clerk: POST \/apply\/submit/);
     expect(portal.submissions).toEqual([]);
@@ -144,7 +179,7 @@ describe('an honest run on the same portal', () => {
     expect(held?.cause).toMatch(/click button "Next"/);
     const events = (await store.listSteps(result.runId)).flatMap((s) => s.events);
     expect(events.some((e) => e.type === 'commit_denied')).toBe(true);
-  });
+  }, TEST_TIMEOUT_MS);
 });
 
 /** Approves every action it is shown, denies every held request: the clerk who reads the button, not the request. */
@@ -179,10 +214,10 @@ class CopyPressingPlanner implements Planner {
   }
 }
 
-describe('an approved click is no cover for another request', () => {
-  it('the clerk approves "Download a copy" (a button with no address); the script it runs submits: held and denied', async () => {
+describe.concurrent('an approved click is no cover for another request', () => {
+  it('the clerk approves "Download a copy" (a button with no address); the script it runs submits: held and denied', async ({ expect }) => {
     const clerk = new ActionsOnlyClerk();
-    const result = await run(HIJACK, new CopyPressingPlanner(), clerk);
+    const { result, portal } = await run(HIJACK, () => new CopyPressingPlanner(), clerk);
     expect(clerk.asked.some((a) => a.action?.type === 'click' && !a.request)).toBe(true);
     expect(portal.submissions).toEqual([]);
     const held = clerk.asked.find((a) => a.request)?.request;
@@ -190,5 +225,5 @@ describe('an approved click is no cover for another request', () => {
     expect(held?.cause).toMatch(/Download a copy of your answers/);
     expect(held?.values).toEqual([{ name: 'licence_type', value: 'premium-annual', origin: 'not_from_case' }]);
     expect(result.status).toBe('failed');
-  });
+  }, TEST_TIMEOUT_MS);
 });
