@@ -32,7 +32,20 @@ export interface Desk {
   kill(): void;
 }
 
-/** A `portal-desk worker` process: one desk. */
+const running = new Set<Desk>();
+
+/**
+ * SIGKILLs every desk this test process started that is still running. A test that fails while a
+ * desk waits (on a clerk, on the queue) would otherwise leave it, and its browser, running after the
+ * test is gone, taking CPU from every test after it.
+ */
+export async function killDesks(): Promise<void> {
+  const left = [...running];
+  for (const desk of left) desk.kill();
+  await Promise.all(left.map((d) => d.exited));
+}
+
+/** A `portal-desk worker` process: one desk (killed by `killDesks` if it is still running). */
 export function startDesk(args: string[], env: Record<string, string>): Desk {
   const child = spawn(process.execPath, [BIN, 'worker', ...args], {
     cwd: REPO,
@@ -43,7 +56,7 @@ export function startDesk(args: string[], env: Record<string, string>): Desk {
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return {
+  const desk: Desk = {
     child,
     pid: child.pid!,
     stderr: () => err,
@@ -56,6 +69,9 @@ export function startDesk(args: string[], env: Record<string, string>): Desk {
       }
     },
   };
+  running.add(desk);
+  void exited.then(() => running.delete(desk));
+  return desk;
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
