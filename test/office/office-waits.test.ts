@@ -3,7 +3,7 @@ import { startLab, type Lab } from '../../lab';
 import { openPgStore } from '../../src/store';
 import { runCli } from '../support/cli';
 import { postgresBin, sharedPostgres, type PgCluster } from '../support/postgres';
-import { labCaseFolder, sleep, startDesk } from './support';
+import { killDesks, labCaseFolder, sleep, startDesk } from './support';
 
 /**
  * A run at desk 1 waits for the clerk's approval of the final submit as a row in the office
@@ -18,6 +18,7 @@ describe.skipIf(!postgresBin())('human waits in the office database', () => {
     lab = await startLab();
   });
   afterAll(async () => {
+    await killDesks();
     await lab?.stop();
     cluster?.stop();
   });
@@ -27,7 +28,7 @@ describe.skipIf(!postgresBin())('human waits in the office database', () => {
     const env = { PORTAL_DESK_DATABASE_URL: url };
     const { dir, caseIds, clients } = labCaseFolder(1);
     expect((await runCli(['enqueue', dir], { env })).code).toBe(0);
-    const desk = startDesk(['--approve', 'office', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--drain', '3'], env);
+    const desk = startDesk(['--approve', 'office', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--drain', '1'], env);
 
     // The second console: wait for the approval to appear, then approve it as another clerk.
     let listed: { id: string; kind: string; runId: string; deskId: string; prompt: { element?: string } }[] = [];
