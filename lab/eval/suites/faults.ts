@@ -85,6 +85,13 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
   const store = openStore(join(dir, 'in-process.sqlite'));
   const results: EvalCaseResult[] = [];
   const portals = PORTAL_ORDER;
+  // The trade-permits portal (lab/permits): an outage after step k instead of expiry and SIGKILL (it has
+  // no sign-in, and no CLI flow). Its own server and browser, so it runs beside the lab's flows, not after
+  // them; settled at once so a failure is thrown below, never left unhandled meanwhile.
+  const permits = permitsFaultRows(options.full, options.log).then(
+    (rows) => ({ rows, error: null as unknown }),
+    (error: unknown) => ({ rows: [] as EvalCaseResult[], error }),
+  );
   try {
     // A fault-free run of each flow first: it counts as a case and tells how many steps the flow has.
     const queue: FaultCase[] = portals.map((portal) => ({ portal, fault: 'none', at: -1 }));
@@ -108,9 +115,11 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
       if (c.fault === 'none' && outcome.status === 'done' && outcome.steps) queue.push(...faultsFor(c.portal, outcome.steps, options.full));
     };
     await pool(queue, Math.max(1, options.concurrency), one);
-    // The trade-permits portal (lab/permits): an outage after step k instead of expiry and SIGKILL (it has no sign-in, and no CLI flow).
-    results.push(...(await permitsFaultRows(options.full, options.log)));
+    const outages = await permits;
+    if (outages.error) throw outages.error;
+    results.push(...outages.rows);
   } finally {
+    await permits;
     store.close();
     await browser.close().catch(() => undefined);
     await lab.stop();
@@ -157,7 +166,8 @@ function faultsFor(portal: PortalId, steps: number, full: boolean): FaultCase[] 
   const flow = PORTAL_ORDER.indexOf(portal);
   const expiry = range(last + 1);
   const kill = full ? range(last + 1) : spread(5).filter((_, i) => i % PORTAL_ORDER.length === flow);
-  return [...expiry.map((at) => ({ portal, fault: 'expiry' as const, at })), ...kill.map((at) => ({ portal, fault: 'sigkill' as const, at }))];
+  // The kills first: each is two real processes, the longest cases, so they do not end the pool alone.
+  return [...kill.map((at) => ({ portal, fault: 'sigkill' as const, at })), ...expiry.map((at) => ({ portal, fault: 'expiry' as const, at }))];
 }
 
 /** The flow's case file under a client id of its own, so the lab's records are this case's. */
