@@ -53,7 +53,7 @@ const WORLD = 'portal-desk-clerk-input';
 /** The addresses the control at this point of the viewport (CSS pixels) sends to when activated. */
 export async function addressesAt(page: Page, point: { x: number; y: number }): Promise<string[]> {
   return withSession(page, async (cdp) => {
-    const hit = await cdp.send('DOM.getNodeForLocation', { x: Math.round(point.x), y: Math.round(point.y), includeUserAgentShadowDOM: false, ignorePointerEventsNone: false });
+    const hit = await hitTest(cdp, point);
     const frameId = hit.frameId ?? (await mainFrameId(cdp));
     const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId, worldName: WORLD });
     const { object } = await cdp.send('DOM.resolveNode', { backendNodeId: hit.backendNodeId, executionContextId });
@@ -82,6 +82,22 @@ async function withSession(page: Page, read: (cdp: CDPSession) => Promise<string
   } finally {
     await cdp.detach().catch(() => undefined);
   }
+}
+
+/**
+ * The node the browser's own hit test finds at a point of the viewport. `DOM.getNodeForLocation`
+ * takes the document's coordinates, so the page's scroll (read from the browser's layout, which
+ * the page's scripts cannot redefine) is added: without it a scrolled page answered the node
+ * under the same point of the document's top, or none.
+ */
+async function hitTest(cdp: CDPSession, point: { x: number; y: number }): Promise<{ backendNodeId: number; frameId?: string }> {
+  const { cssVisualViewport } = await cdp.send('Page.getLayoutMetrics');
+  return cdp.send('DOM.getNodeForLocation', {
+    x: Math.round(point.x + cssVisualViewport.pageX),
+    y: Math.round(point.y + cssVisualViewport.pageY),
+    includeUserAgentShadowDOM: false,
+    ignorePointerEventsNone: false,
+  });
 }
 
 async function mainFrameId(cdp: CDPSession): Promise<string> {

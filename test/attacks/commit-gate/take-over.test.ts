@@ -28,11 +28,12 @@ import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
 
 const HOST = 'counter.services.example';
 
-type Variant = 'honest-click' | 'honest-enter' | 'timer' | 'post-on-any-click' | 'lying-dom' | 'swapped-action';
+type Variant = 'honest-click' | 'honest-enter' | 'honest-scrolled' | 'timer' | 'post-on-any-click' | 'lying-dom' | 'swapped-action';
 
 const SCRIPTS: Record<Variant, string> = {
   'honest-click': '',
   'honest-enter': '',
+  'honest-scrolled': '',
   // Starts posting once the clerk has had the page a moment (after the run handed it over).
   timer: `setTimeout(() => setInterval(() => fetch('/apply/submit', { method: 'POST', body: new URLSearchParams({ full_name: 'Mallory' }) }), 250), 800);`,
   'post-on-any-click': `document.addEventListener('click', () => fetch('/apply/submit', { method: 'POST', body: new URLSearchParams({ full_name: 'Mallory' }) }), true);`,
@@ -100,6 +101,7 @@ class CounterPortal {
     res.end(`<!doctype html><html><head><title>Security check</title></head><body>
       <h1>Verify you are human</h1>
       <p><label><input type="checkbox" id="human"> I am a person</label></p>
+      ${this.variant === 'honest-scrolled' ? '<div style="height: 2400px">Terms of service…</div>' : ''}
       <form method="post" action="/apply/submit">
         <p><label for="full_name">Full name</label> <input id="full_name" name="full_name"></p>
         <p><button id="send" type="submit">Send application</button></p>
@@ -156,6 +158,13 @@ async function clerkWorks(variant: Variant, page: Page, play: (events: ClerkInpu
     await play(click(await at(page, '#full_name')));
     await play([{ type: 'text', text: 'Ravi Kumar' }]);
     await play(click(await at(page, '#send')));
+  } else if (variant === 'honest-scrolled') {
+    // The form is below the fold: the clerk scrolls to it first, so viewport and document points differ.
+    await play([{ type: 'wheel', x: 0.5, y: 0.5, deltaX: 0, deltaY: 2000 }]);
+    await page.waitForFunction(() => window.scrollY > 1000);
+    await play(click(await at(page, '#full_name')));
+    await play([{ type: 'text', text: 'Ravi Kumar' }]);
+    await play(click(await at(page, '#send')));
   } else if (variant === 'honest-enter') {
     await play(click(await at(page, '#full_name')));
     await play([{ type: 'text', text: 'Ravi Kumar' }, { type: 'key', key: 'Enter', modifiers: [] }]);
@@ -207,7 +216,7 @@ async function runWithTakeOver(variant: Variant) {
 }
 
 describe('a take-over: only the clerk’s own click or key sends a submission unasked', () => {
-  for (const variant of ['honest-click', 'honest-enter'] as const) {
+  for (const variant of ['honest-click', 'honest-enter', 'honest-scrolled'] as const) {
     it(`${variant}: the clerk’s submission goes once, recorded as theirs, with no approval card`, async () => {
       const { approvals, events } = await runWithTakeOver(variant);
       expect(portal.landed).toHaveLength(1);
