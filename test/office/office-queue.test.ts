@@ -3,7 +3,7 @@ import { startLab, type Lab } from '../../lab';
 import { openPgStore, type PgStore } from '../../src/store';
 import { runCli } from '../support/cli';
 import { postgresBin, sharedPostgres, type PgCluster } from '../support/postgres';
-import { labCaseFolder, sleep, startDesk, type Desk } from './support';
+import { killDesks, labCaseFolder, sleep, startDesk, type Desk } from './support';
 
 /**
  * Two desks on one office database run 30 lab cases from the office queue, with the rules
@@ -25,6 +25,7 @@ describe.skipIf(!postgresBin())('the office queue: two desks, one PostgreSQL', (
     lab = await startLab();
   });
   afterAll(async () => {
+    await killDesks();
     await store?.close();
     await lab?.stop();
     cluster?.stop();
@@ -40,7 +41,7 @@ describe.skipIf(!postgresBin())('the office queue: two desks, one PostgreSQL', (
     expect((await runCli(['enqueue', dir], { env })).code).toBe(0);
 
     // Two slots a desk: four runs at once on the office, as the lab suite runs three on 2 cores.
-    const deskArgs = ['--approve', 'all', '--slots', '2', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--stale', '4', '--drain', '5'];
+    const deskArgs = ['--approve', 'all', '--slots', '2', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--stale', '4', '--drain', '1'];
     const steady = startDesk(deskArgs, env);
     let victim: Desk = startDesk(deskArgs, env);
     const desks: Desk[] = [steady, victim];
