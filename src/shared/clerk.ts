@@ -42,6 +42,12 @@ export const ApprovalRequest = z.object({
   /** Set when the commit gate holds a request (the action, if any, is what caused it). */
   request: HeldRequest.optional(),
   element: z.string().optional(),
+  /**
+   * For a click on a link or a submit button: what it would send as the clerk is asked, read in
+   * the page (hidden fields too), each value with where it came from. Its one request goes
+   * without asking again only when it carries exactly these values.
+   */
+  sends: HeldRequest.pick({ method: true, url: true, values: true }).optional(),
   verdict: Verdict,
   /** The model's reasoning for the turn that proposed the action (page-derived text: show it as data). */
   reasoning: z.string().optional(),

@@ -1,4 +1,5 @@
 import type { CDPSession, Page } from 'playwright-core';
+import { ControlSubmission } from '../guard/request-values';
 
 /**
  * What a clerk's click or key is about to activate in a portal page, read as the addresses that
@@ -48,6 +49,33 @@ const FOCUS_ADDRESSES = `(() => {
   return out;
 })()`;
 
+/**
+ * Runs in our isolated world with the hit element as `this`: what the control there sends when
+ * activated, as it stands now: a link's address, or a submit button's form with its method,
+ * encoding, address and entries (`new FormData(form, submitter)`, files by name). Null when the
+ * point holds neither.
+ */
+const SUBMISSION_OF = `function () {
+  for (let n = this; n; n = n.parentElement || (n.getRootNode && n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null)) {
+    if (n instanceof HTMLAnchorElement || n instanceof HTMLAreaElement) return n.href ? { kind: 'link', url: n.href } : null;
+    const submits = (n instanceof HTMLButtonElement && n.type === 'submit') || (n instanceof HTMLInputElement && (n.type === 'submit' || n.type === 'image'));
+    if (n instanceof HTMLButtonElement || n instanceof HTMLInputElement) {
+      if (!submits || !n.form) return null;
+      const form = n.form;
+      const entries = [];
+      for (const [name, value] of new FormData(form, n)) entries.push(typeof value === 'string' ? { name, value } : { name, file: value.name, bytes: value.size });
+      return {
+        kind: 'form',
+        url: n.hasAttribute('formaction') ? n.formAction : form.action,
+        method: (n.hasAttribute('formmethod') ? n.formMethod : form.method).toUpperCase(),
+        enctype: n.hasAttribute('formenctype') ? n.formEnctype : form.enctype,
+        entries,
+      };
+    }
+  }
+  return null;
+}`;
+
 const WORLD = 'portal-desk-clerk-input';
 
 /** The addresses the control at this point of the viewport (CSS pixels) sends to when activated. */
@@ -61,6 +89,25 @@ export async function addressesAt(page: Page, point: { x: number; y: number }): 
     const { result } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: ADDRESSES_OF, returnByValue: true });
     return strings(result.value);
   });
+}
+
+/** What the control at this point sends when activated, read as it stands (`SUBMISSION_OF`); null when nothing there submits or links. */
+export async function submissionAt(page: Page, point: { x: number; y: number }): Promise<ControlSubmission | null> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const hit = await hitTest(cdp, point);
+    const frameId = hit.frameId ?? (await mainFrameId(cdp));
+    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId, worldName: WORLD });
+    const { object } = await cdp.send('DOM.resolveNode', { backendNodeId: hit.backendNodeId, executionContextId });
+    if (!object.objectId) return null;
+    const { result } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: SUBMISSION_OF, returnByValue: true });
+    return ControlSubmission.nullable().catch(null).parse(result.value);
+  } catch {
+    // Nothing readable there (the page navigated, the node went away).
+    return null;
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
 }
 
 /** The addresses the focused control sends to on Enter or Space. */

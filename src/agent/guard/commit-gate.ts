@@ -4,7 +4,7 @@ import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from '../../shared/allowed-hosts';
 import { sameEndpoint } from '../../shared/endpoint';
 import { classifyRequest, READ_METHODS, type PageState, type RequestClass } from './request-class';
-import { carriedValues, type CarriedFile } from './request-values';
+import { carriedValues, valueNotApproved, type CarriedFile, type ControlSubmission } from './request-values';
 
 /**
  * The commit gate: the safety promise held below the page. Every request of a run's context
@@ -15,8 +15,10 @@ import { carriedValues, type CarriedFile } from './request-values';
  * frame. Forbidden paths are refused even when approved. Approved, a request goes through once.
  *
  * An action the clerk already approved pre-approves the one commit request it sends to the
- * address its control names (`during` with `approved: true` and `expectedUrl`), so an ordinary
- * form still needs exactly one approval; any other request it sets off is asked about again.
+ * address its control names (`during` with `approved: true` and `expectedUrl`), carrying exactly
+ * the values the control held when the clerk was asked (`approvedSubmission`), so an ordinary
+ * form still needs exactly one approval; any other request it sets off, or the same one with
+ * values the page changed since, is asked about again.
  */
 
 /** What is doing things on the page right now, for the approval card and pre-approval. */
@@ -31,6 +33,13 @@ interface Cause {
    * approved action pre-approves one commit request to this address only; without one, nothing.
    */
   expectedUrl?: string;
+  /**
+   * What the control sent when the clerk was asked about it (read in the page then): the one
+   * request it pre-approves must carry these values and no others, so a page that changes a field
+   * (or adds one) after the approval is asked about again, with what it really sends. Null when it
+   * could not be read: nothing is pre-approved then.
+   */
+  approvedSubmission?: ControlSubmission | null;
   /**
    * A take-over: answers which clerk sent a commit request to this address by hand, or null. It
    * is theirs only when a click or key of theirs, just before, aimed at a control that names this
@@ -245,7 +254,10 @@ export class CommitGate {
     // Only a request to the address the approved control itself names (its link, its form's action):
     // a click on a button with no address can run any script, and its approval covers none of it.
     // A page script's fetch to the same address (with a body of its own) is not what the control sends.
-    const preApproved = !!cause && cause.approved && !cause.used && request.navigation === true && cause.expectedUrl !== undefined && sameEndpoint(cause.expectedUrl, url);
+    const toApproved = !!cause && cause.approved && !cause.used && request.navigation === true && cause.expectedUrl !== undefined && sameEndpoint(cause.expectedUrl, url);
+    const carried = carriedValues(url, request.postData, request.contentType, request.postBytes);
+    const changed = toApproved ? (cause.approvedSubmission ? valueNotApproved(cause.approvedSubmission, carried) : 'what the control sends could not be read when you were asked') : null;
+    const preApproved = toApproved && changed === null;
     let decision: GateDecision;
     const clerk = cause?.byHand?.(url) ?? null;
     if (clerk) {
@@ -259,8 +271,8 @@ export class CommitGate {
         url,
         rule: judged.rule,
         reason: judged.reason,
-        cause: causeLine(cause),
-        values: carriedValues(url, request.postData, request.contentType, request.postBytes).map(({ file, ...v }) => ({ ...v, ...judge.origin(v.value, file) })),
+        cause: changed && cause ? `${cause.description} (step ${cause.step}, which you approved), but it does not send what you were asked about: ${changed}` : causeLine(cause),
+        values: carried.map(({ file, ...v }) => ({ ...v, ...judge.origin(v.value, file) })),
       };
       try {
         decision = await judge.approve(held, step);

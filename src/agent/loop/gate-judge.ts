@@ -17,7 +17,7 @@ export function judgeGate(run: RunContext): void {
   const gate = run.o.gate;
   gate.setJudge({
     approve: (held, step) => approveRequest(run, held, step),
-    origin: (value, file) => (file ? documentOf(run, file) : originOf(run, value)),
+    origin: (value, file) => carriedOrigin(run, value, file),
     beforeSubmission: () => beforeSubmission(run),
   });
   gate.onRecord((record) => onRecord(run, record));
@@ -61,7 +61,11 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
   }
 }
 
-/** Where a value a held request carries came from. */
+/** Where a value a request carries came from: a case field or document, a clerk's answer, or neither. */
+export function carriedOrigin(run: RunContext, value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string } {
+  return file ? documentOf(run, file) : originOf(run, value);
+}
+
 function originOf(run: RunContext, value: string): { origin: CarriedValueOrigin; field?: string } {
   if (value === '') return { origin: 'not_from_case' };
   for (const [field, v] of Object.entries(run.o.caseFile.fields)) {

@@ -31,7 +31,7 @@ export async function act(p: PendingAction, run: RunContext): Promise<ActionOutc
   let outcome: Outcome;
   try {
     outcome = await gate.during(
-      { step: state.step, description: describeAction(action, element), approved: p.approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined },
+      { step: state.step, description: describeAction(action, element), approved: p.approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined, approvedSubmission: p.approvedSubmission ?? null },
       () => executeAction(page, read, action, value, p.moreTypingFollows ? { settle: { moreTypingFollows: true } } : {}),
     );
   } finally {

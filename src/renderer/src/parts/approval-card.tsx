@@ -85,6 +85,14 @@ export function ApprovalCard({
               <p className="approval-action">
                 The agent wants to <strong>{approvalSubject(request)}</strong> (step {request.step}).
               </p>
+              {request.sends && (
+                <>
+                  <p className="approval-sends">
+                    It sends <code>{heldRequestLine(request.sends)}</code>; if the page changes what it sends after you approve, you are asked again.
+                  </p>
+                  <CarriedValues request={request.sends} />
+                </>
+              )}
             </>
           )}
           {request.reasoning && (
@@ -174,8 +182,8 @@ function ReviewTable({ rows }: { rows: readonly ReviewRow[] }) {
   );
 }
 
-/** Every value the held request carries, with where it came from; values not from the case stand out. */
-function CarriedValues({ request }: { request: HeldRequest }) {
+/** Every value a held request (or the approved control) carries, with where it came from; values not from the case stand out. */
+function CarriedValues({ request }: { request: Pick<HeldRequest, 'values'> }) {
   if (request.values.length === 0) return <p className="approval-values-none">It carries no form values.</p>;
   const strangers = request.values.filter((v) => v.origin === 'not_from_case').length;
   return (
