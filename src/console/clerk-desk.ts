@@ -1,6 +1,7 @@
 import { PortalDeskError } from '../base/portal-desk-error';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource, TakeOverDesk, TakeOverEnd, TakeOverRequest } from '../shared/clerk';
 import { ClerkGestures } from '../shared/clerk-gestures';
+import type { CarriedValue, ControlSubmission } from '../shared/control-submission';
 import type { TakeOverView } from '../shared/console-api';
 
 interface Parked<Q, A> {
@@ -116,16 +117,16 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
     return this.takeOvers.get(runId)?.request.state === 'active';
   }
 
-  /** A click or key of the clerk's in the run's portal, with the addresses its target names; ignored unless they hold it. */
-  noteGesture(runId: string, addresses: readonly string[]): void {
+  /** A click or key of the clerk's in the run's portal, with what its target sends; ignored unless they hold it. */
+  noteGesture(runId: string, controls: readonly ControlSubmission[]): void {
     if (!this.isTakenOver(runId)) return;
     let gestures = this.gestures.get(runId);
     if (!gestures) this.gestures.set(runId, (gestures = new ClerkGestures()));
-    gestures.note(addresses);
+    gestures.note(controls);
   }
 
-  claimByHand(runId: string, url: string): string | null {
-    return this.isTakenOver(runId) && this.gestures.get(runId)?.claim(url) ? this.clerkName : null;
+  claimByHand(runId: string, url: string, carried: readonly CarriedValue[]): string | null {
+    return this.isTakenOver(runId) && this.gestures.get(runId)?.claim(url, carried) ? this.clerkName : null;
   }
 
   pendingTakeOver(runId: string): TakeOverView | null {

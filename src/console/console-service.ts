@@ -40,7 +40,7 @@ import { CaseQueue, type QueueLookups } from './case-queue';
 import { ClientSlots } from './client-slots';
 import { OfficeDesk, OfficeDeskError } from './office-desk';
 import { ClerkDesk } from './clerk-desk';
-import { playClerkInput, pressedAddresses } from './take-over-input';
+import { playClerkInput, pressedControls } from './take-over-input';
 import { listPortalProfiles, modelStatus } from './portal-settings';
 import { startScreencast, type Screencast } from './screencast';
 import { errorText } from '../base/error-text';
@@ -188,7 +188,7 @@ export class ConsoleService {
 
   /**
    * The desktop shell's portal view in the clerk's hands: whether they hold a run's portal now (a
-   * take-over), and their presses there, read for the addresses they aim at as the live view's
+   * take-over), and their presses there, read for what they aim at as the live view's
    * forwarded input is (a commit request is theirs only through one).
    */
   clerkHands(): { holds(runId: string): boolean; press(runId: string, at: { x: number; y: number } | 'focus'): void } {
@@ -197,7 +197,7 @@ export class ConsoleService {
       press: (runId, at) => {
         const page = this.live.get(runId)?.page;
         if (!page || !this.desk.isTakenOver(runId)) return;
-        void pressedAddresses(page, at).then((addresses) => this.desk.noteGesture(runId, addresses));
+        void pressedControls(page, at).then((controls) => this.desk.noteGesture(runId, controls));
       },
     };
   }
@@ -308,7 +308,7 @@ export class ConsoleService {
         const page = this.live.get(p.runId)?.page;
         // Only while the clerk has the portal: otherwise the agent is working it, and input would race it.
         if (!page || !this.desk.isTakenOver(p.runId)) return { accepted: false };
-        await playClerkInput(page, p.events, (addresses) => this.desk.noteGesture(p.runId, addresses));
+        await playClerkInput(page, p.events, (controls) => this.desk.noteGesture(p.runId, controls));
         return { accepted: true };
       },
       resumeRun: (p) => this.resumeRun(p.runId),

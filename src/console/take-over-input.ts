@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
-import { addressesAt, addressesOfFocus } from '../agent/browser/input-target';
+import { submissionAt, submissionOfFocus } from '../agent/browser/input-target';
+import type { ControlSubmission } from '../shared/control-submission';
 import type { ClerkInputEvent } from '../shared/console-api';
 
 /** Keys whose KeyboardEvent.key name playwright spells otherwise. */
@@ -15,10 +16,10 @@ const BROWSER_KEYS = new Set(['F5', 'F11', 'F12']);
  * Coordinates arrive as fractions of the picture; the screencast pictures the viewport.
  *
  * Before a press or a key that can activate a control (a mouse button going down, a click, Enter,
- * Space), `gesture` is told which addresses the control there names (read by the browser's hit
- * test in a world of ours, not the page's): a commit request is the clerk's own only through one.
+ * Space), `gesture` is told what the control there sends (read by the browser's hit test in a
+ * world of ours, not the page's): a commit request is the clerk's own only when it is that.
  */
-export function playClerkInput(page: Page, events: readonly ClerkInputEvent[], gesture: (addresses: string[]) => void): Promise<void> {
+export function playClerkInput(page: Page, events: readonly ClerkInputEvent[], gesture: (controls: ControlSubmission[]) => void): Promise<void> {
   // Batches arrive as separate calls; each waits for the one before it, so a button's down and up
   // (sent apart, the down awaiting its read of the target) reach the page in the order given.
   const played = (playing.get(page) ?? Promise.resolve()).then(() => playInOrder(page, events, gesture));
@@ -29,14 +30,14 @@ export function playClerkInput(page: Page, events: readonly ClerkInputEvent[], g
 /** The last batch of each page's clerk input, which the next one waits for. */
 const playing = new WeakMap<Page, Promise<void>>();
 
-async function playInOrder(page: Page, events: readonly ClerkInputEvent[], gesture: (addresses: string[]) => void): Promise<void> {
+async function playInOrder(page: Page, events: readonly ClerkInputEvent[], gesture: (controls: ControlSubmission[]) => void): Promise<void> {
   const size = page.viewportSize() ?? (await page.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight })));
   const at = (e: { x: number; y: number }) => ({ x: Math.round(e.x * size.width), y: Math.round(e.y * size.height) });
   for (const event of events) {
     switch (event.type) {
       case 'mouse': {
         const { x, y } = at(event);
-        if (event.action === 'down' || event.action === 'click') gesture(await pressedAddresses(page, { x, y }));
+        if (event.action === 'down' || event.action === 'click') gesture(await pressedControls(page, { x, y }));
         if (event.action === 'move') await page.mouse.move(x, y);
         else if (event.action === 'down') {
           await page.mouse.move(x, y);
@@ -56,7 +57,7 @@ async function playInOrder(page: Page, events: readonly ClerkInputEvent[], gestu
       case 'key': {
         if (BROWSER_KEYS.has(event.key)) break;
         const key = KEY_NAMES[event.key] ?? event.key;
-        if (key === 'Enter' || key === 'Space') gesture(await pressedAddresses(page, 'focus'));
+        if (key === 'Enter' || key === 'Space') gesture(await pressedControls(page, 'focus'));
         await page.keyboard.press([...event.modifiers, key].join('+'));
         break;
       }
@@ -68,10 +69,11 @@ async function playInOrder(page: Page, events: readonly ClerkInputEvent[], gestu
 }
 
 /**
- * What a clerk's press aims at: the addresses the control at this point of the viewport (CSS
- * pixels), or the focused control for Enter and Space, sends to. The live view's forwarded input
- * and the desktop shell's portal view both read their presses here.
+ * What a clerk's press aims at: what the control at this point of the viewport (CSS pixels), or
+ * the focused control for Enter and Space, sends (none: it sends nothing by itself). The live
+ * view's forwarded input and the desktop shell's portal view both read their presses here.
  */
-export function pressedAddresses(page: Page, at: { x: number; y: number } | 'focus'): Promise<string[]> {
-  return at === 'focus' ? addressesOfFocus(page) : addressesAt(page, at);
+export async function pressedControls(page: Page, at: { x: number; y: number } | 'focus'): Promise<ControlSubmission[]> {
+  const control = at === 'focus' ? await submissionOfFocus(page) : await submissionAt(page, at);
+  return control ? [control] : [];
 }

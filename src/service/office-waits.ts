@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { ApprovalDecision, TakeOverEnd, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource, type TakeOverDesk, type TakeOverRequest } from '../shared/clerk';
+import type { CarriedValue } from '../shared/control-submission';
 
 /**
  * Human waits as rows in the office database: an approval, a one-time code, a missing value the
@@ -188,7 +189,7 @@ export class OfficeWaits {
    * that forwards the clerk's gestures, as the console does) says so: the rest are asked about,
    * as approval waits.
    */
-  takeOvers(desk: WaitingDesk, options: { claimByHand?: (runId: string, url: string) => string | null } = {}): TakeOverDesk {
+  takeOvers(desk: WaitingDesk, options: { claimByHand?: (runId: string, url: string, carried: readonly CarriedValue[]) => string | null } = {}): TakeOverDesk {
     return new OfficeTakeOvers((req) => this.wait(desk, req.runId, req.step, 'take_over', req, false), options.claimByHand);
   }
 
@@ -350,7 +351,7 @@ function waitFromRow(row: WaitRow): OfficeWait {
 class OfficeTakeOvers implements TakeOverDesk {
   constructor(
     private readonly waitOn: (req: TakeOverRequest) => Promise<unknown>,
-    private readonly byHand: ((runId: string, url: string) => string | null) | undefined,
+    private readonly byHand: ((runId: string, url: string, carried: readonly CarriedValue[]) => string | null) | undefined,
   ) {}
 
   async takeOver(req: TakeOverRequest): Promise<TakeOverEnd> {
@@ -362,8 +363,8 @@ class OfficeTakeOvers implements TakeOverDesk {
     return false;
   }
 
-  claimByHand(runId: string, url: string): string | null {
-    return this.byHand?.(runId, url) ?? null;
+  claimByHand(runId: string, url: string, carried: readonly CarriedValue[]): string | null {
+    return this.byHand?.(runId, url, carried) ?? null;
   }
 
   /** The commit gate's question before `claimByHand` (nothing here is counted as the clerk's by hand without a gesture). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Action } from './action';
+import type { CarriedValue } from './control-submission';
 import { CommitRuleName, Verdict } from './verdict';
 
 /** Where a value a held request carries came from: a case field, a clerk's answer, or neither. */
@@ -124,10 +125,12 @@ export interface TakeOverDesk {
   wantsTakeOver(runId: string): boolean;
   /**
    * Who sent this commit request by hand: the clerk holding the run's portal, when a click or key
-   * of theirs just before aimed at a control naming this address (each gesture answers once);
-   * null otherwise (nobody holds the portal, or the page sent it on its own).
+   * of theirs just before aimed at a control that sends this request — its address, and exactly
+   * the values it carries, as the control held them before the press was played (each gesture
+   * answers once); null otherwise (nobody holds the portal, or the page sent it on its own, or
+   * changed what the control sends after the press).
    */
-  claimByHand(runId: string, url: string): string | null;
+  claimByHand(runId: string, url: string, carried: readonly CarriedValue[]): string | null;
 }
 
 /** The clerk's side of a run: the engine asks through these ports, the shell answers. */

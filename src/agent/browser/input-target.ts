@@ -1,11 +1,13 @@
 import type { CDPSession, Page } from 'playwright-core';
-import { ControlSubmission } from '../guard/request-values';
+import { ControlSubmission } from '../../shared/control-submission';
 
 /**
- * What a clerk's click or key is about to activate in a portal page, read as the addresses that
- * control would send to: a link's href, a submit button's form action (its `formaction` first),
- * the form a text box submits on Enter. The commit gate counts a commit request as the clerk's own
- * only when it goes to one of these (`ClerkGestures`).
+ * What a control in a portal page sends when activated, read as it stands before the click or key
+ * is played: a link's address, a submit button's form (its `formaction` first) with its method
+ * and values, the form a text box submits on Enter. The commit gate counts a commit request as
+ * the clerk's own in a take-over only when it goes there carrying exactly that (`ClerkGestures`),
+ * and lets an approved click's request go unasked only likewise (the approval stage reads it when
+ * the clerk is asked).
  *
  * The page is untrusted: its scripts can redefine `elementFromPoint`, `activeElement` or
  * `formAction` in its own JavaScript world. So the element is found by the browser's own hit test
@@ -13,41 +15,6 @@ import { ControlSubmission } from '../guard/request-values';
  * whose built-ins the page cannot reach. A control in a frame of another process (a cross-origin
  * frame) is seen as its frame element and names no address: a request from it is asked about.
  */
-
-/** Runs in our isolated world with the target element as `this`; answers the addresses it activates. */
-const ADDRESSES_OF = `function () {
-  const out = [];
-  // A button's formAction is the document's address when it has no formaction of its own.
-  const sends = (b) => (b.hasAttribute('formaction') ? b.formAction : b.form.action);
-  const activeIn = (el) => {
-    for (let n = el; n; n = n.parentElement || (n.getRootNode && n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null)) {
-      if (n instanceof HTMLAnchorElement || n instanceof HTMLAreaElement) {
-        if (n.href) out.push(n.href);
-      } else if (n instanceof HTMLButtonElement) {
-        if (n.type === 'submit' && n.form) out.push(sends(n));
-        return;
-      } else if (n instanceof HTMLInputElement) {
-        if ((n.type === 'submit' || n.type === 'image') && n.form) out.push(sends(n));
-        return;
-      }
-    }
-  };
-  activeIn(this);
-  return out;
-}`;
-
-/** The same, for the element that has the keyboard focus (Enter or Space): Enter in a form's box submits its form. */
-const FOCUS_ADDRESSES = `(() => {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  const out = [];
-  if (!el) return out;
-  const sends = (b) => (b.hasAttribute('formaction') ? b.formAction : b.form.action);
-  if (el instanceof HTMLInputElement && el.form && !['submit', 'image', 'button', 'reset', 'checkbox', 'radio', 'file'].includes(el.type)) out.push(el.form.action);
-  if (el instanceof HTMLAnchorElement && el.href) out.push(el.href);
-  if ((el instanceof HTMLButtonElement || el instanceof HTMLInputElement) && (el.type === 'submit' || el.type === 'image') && el.form) out.push(sends(el));
-  return out;
-})()`;
 
 /**
  * Runs in our isolated world with the hit element as `this`: what the control there sends when
@@ -76,20 +43,26 @@ const SUBMISSION_OF = `function () {
   return null;
 }`;
 
-const WORLD = 'portal-desk-clerk-input';
+/**
+ * The same for the element that has the keyboard focus (Enter or Space), as an expression: a
+ * focused link or submit button sends what it sends; Enter in a form's box submits its form with
+ * its default button (the first submit button) as the submitter.
+ */
+const FOCUS_SUBMISSION = `(() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el) return null;
+  const submitsForm = el instanceof HTMLInputElement && el.form && !['submit', 'image', 'button', 'reset', 'checkbox', 'radio', 'file'].includes(el.type);
+  if (!submitsForm) return (${SUBMISSION_OF}).call(el);
+  const form = el.form;
+  const button = [...form.elements].find((b) => (b instanceof HTMLButtonElement && b.type === 'submit') || (b instanceof HTMLInputElement && (b.type === 'submit' || b.type === 'image')));
+  if (button) return (${SUBMISSION_OF}).call(button);
+  const entries = [];
+  for (const [name, value] of new FormData(form)) entries.push(typeof value === 'string' ? { name, value } : { name, file: value.name, bytes: value.size });
+  return { kind: 'form', url: form.action, method: form.method.toUpperCase(), enctype: form.enctype, entries };
+})()`;
 
-/** The addresses the control at this point of the viewport (CSS pixels) sends to when activated. */
-export async function addressesAt(page: Page, point: { x: number; y: number }): Promise<string[]> {
-  return withSession(page, async (cdp) => {
-    const hit = await hitTest(cdp, point);
-    const frameId = hit.frameId ?? (await mainFrameId(cdp));
-    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId, worldName: WORLD });
-    const { object } = await cdp.send('DOM.resolveNode', { backendNodeId: hit.backendNodeId, executionContextId });
-    if (!object.objectId) return [];
-    const { result } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: ADDRESSES_OF, returnByValue: true });
-    return strings(result.value);
-  });
-}
+const WORLD = 'portal-desk-clerk-input';
 
 /** What the control at this point sends when activated, read as it stands (`SUBMISSION_OF`); null when nothing there submits or links. */
 export async function submissionAt(page: Page, point: { x: number; y: number }): Promise<ControlSubmission | null> {
@@ -110,22 +83,15 @@ export async function submissionAt(page: Page, point: { x: number; y: number }):
   }
 }
 
-/** The addresses the focused control sends to on Enter or Space. */
-export async function addressesOfFocus(page: Page): Promise<string[]> {
-  return withSession(page, async (cdp) => {
-    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: await mainFrameId(cdp), worldName: WORLD });
-    const { result } = await cdp.send('Runtime.evaluate', { expression: FOCUS_ADDRESSES, contextId: executionContextId, returnByValue: true });
-    return strings(result.value);
-  });
-}
-
-async function withSession(page: Page, read: (cdp: CDPSession) => Promise<string[]>): Promise<string[]> {
+/** What the focused control sends on Enter or Space (`FOCUS_SUBMISSION`); null when nothing. */
+export async function submissionOfFocus(page: Page): Promise<ControlSubmission | null> {
   const cdp = await page.context().newCDPSession(page);
   try {
-    return await read(cdp);
+    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', { frameId: await mainFrameId(cdp), worldName: WORLD });
+    const { result } = await cdp.send('Runtime.evaluate', { expression: FOCUS_SUBMISSION, contextId: executionContextId, returnByValue: true });
+    return ControlSubmission.nullable().catch(null).parse(result.value);
   } catch {
-    // Nothing readable there (the page navigated, the node went away): the gesture names no address.
-    return [];
+    return null;
   } finally {
     await cdp.detach().catch(() => undefined);
   }
@@ -150,8 +116,4 @@ async function hitTest(cdp: CDPSession, point: { x: number; y: number }): Promis
 async function mainFrameId(cdp: CDPSession): Promise<string> {
   const { frameTree } = await cdp.send('Page.getFrameTree');
   return frameTree.frame.id;
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
 }

@@ -4,7 +4,8 @@ import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from '../../shared/allowed-hosts';
 import { sameEndpoint } from '../../shared/endpoint';
 import { classifyRequest, READ_METHODS, type PageState, type RequestClass } from './request-class';
-import { carriedValues, valueNotApproved, type CarriedFile, type ControlSubmission } from './request-values';
+import { valueNotApproved, type CarriedFile, type CarriedValue, type ControlSubmission } from '../../shared/control-submission';
+import { carriedValues } from './request-values';
 
 /**
  * The commit gate: the safety promise held below the page. Every request of a run's context
@@ -49,7 +50,7 @@ interface Cause {
    * paths stay refused, a submission still passes `beforeSubmission` (never a second one
    * unchecked), and no approval of the agent's carries over.
    */
-  byHand?: (url: string) => string | null;
+  byHand?: (url: string, carried: readonly CarriedValue[]) => string | null;
 }
 
 interface GateDecision {
@@ -259,7 +260,7 @@ export class CommitGate {
     const changed = toApproved ? (cause.approvedSubmission ? valueNotApproved(cause.approvedSubmission, carried) : 'what the control sends could not be read when you were asked') : null;
     const preApproved = toApproved && changed === null;
     let decision: GateDecision;
-    const clerk = cause?.byHand?.(url) ?? null;
+    const clerk = cause?.byHand?.(url, carried) ?? null;
     if (clerk) {
       decision = { decision: 'approve', by: `${clerk}, by hand (take-over)` };
     } else if (preApproved) {
@@ -324,6 +325,6 @@ function withoutHash(url: string): string {
 /** What the approval card says sent a held request. */
 function causeLine(cause: Cause | undefined): string {
   if (!cause) return 'the page itself (a script, a form, a timer or a redirect), not an action of the agent';
-  if (cause.byHand) return `the page itself during the take-over (step ${cause.step}): no click or key of yours was aimed at this address`;
+  if (cause.byHand) return `the page itself during the take-over (step ${cause.step}): no click or key of yours was aimed at a control sending this, to this address with these values`;
   return `${cause.description} (step ${cause.step}${cause.approved ? ', approved for another request' : ', allowed without approval'})`;
 }

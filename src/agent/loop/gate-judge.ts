@@ -2,7 +2,7 @@ import { heldRequestLine, type ApprovalDecision, type CarriedValueOrigin, type H
 import { commitGateRule } from '../../shared/verdict';
 import { readCaseDocument } from '../case/documents';
 import type { GateRecord } from '../guard/commit-gate';
-import type { CarriedFile } from '../guard/request-values';
+import type { CarriedFile } from '../../shared/control-submission';
 import { gateRequest, takePicture } from '../observe/step-evidence';
 import type { RunContext } from './run-context';
 import type { RunState } from './run-state';

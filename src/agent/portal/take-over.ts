@@ -55,7 +55,7 @@ export async function handOverToClerk(o: TakeOverContext, reason: TakeOverReques
   };
   try {
     const end = await o.gate.during(
-      { step: o.step, description: 'the clerk, working the portal by hand (take-over)', approved: false, byHand: (url) => o.desk.claimByHand(o.runId, url) },
+      { step: o.step, description: 'the clerk, working the portal by hand (take-over)', approved: false, byHand: (url, carried) => o.desk.claimByHand(o.runId, url, carried) },
       () => o.desk.takeOver({ runId: o.runId, step: o.step, reason, detail }, taken),
     );
     return { ...end, waitedMs: Date.now() - started };

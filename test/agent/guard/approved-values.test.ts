@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { carriedValues, sentByControl, valueNotApproved, type ControlSubmission } from '../../../src/agent/guard/request-values';
+import { carriedValues } from '../../../src/agent/guard/request-values';
+import { sentByControl, valueNotApproved, type ControlSubmission } from '../../../src/shared/control-submission';
 
 /** What an approved control sent when the clerk was asked, against what its request carries. */
 const form = (entries: Extract<ControlSubmission, { kind: 'form' }>['entries'], method = 'POST', url = 'https://p.example/apply/submit'): ControlSubmission => ({

@@ -120,7 +120,7 @@ describe('challenge hosts', { retry: 0 }, () => {
         seen.pageDuring = await pageSends(p, origin);
         // The clerk ticks "I'm not a robot" through the live view's forwarded input.
         const box = (await p.frameLocator('iframe[title="reCAPTCHA"]').locator('#anchor').boundingBox())!;
-        await playClerkInput(p, await clickOn(p, box), (addresses) => desk.noteGesture(runId, addresses));
+        await playClerkInput(p, await clickOn(p, box), (controls) => desk.noteGesture(runId, controls));
         await expect.poll(() => captchaFrame(p)!.locator('#anchor').getAttribute('aria-checked'), { timeout: 10_000 }).toBe('mixed');
         await expect.poll(() => onChallengeHost().some((r) => r.method === 'POST' && r.path === '/recaptcha/api2/userverify'), { timeout: 10_000 }).toBe(true);
         await p.screenshot({ path: join(ARTIFACTS, 'during-take-over-ticked.png') });
@@ -129,7 +129,7 @@ describe('challenge hosts', { retry: 0 }, () => {
 
         // (The lab's stand-in for the picture puzzle.) The clerk presses Continue in the portal, then hands back.
         lab.solveCaptcha(CLIENT);
-        await playClerkInput(p, await clickOn(p, (await p.getByRole('button', { name: 'Continue' }).boundingBox())!), (addresses) => desk.noteGesture(runId, addresses));
+        await playClerkInput(p, await clickOn(p, (await p.getByRole('button', { name: 'Continue' }).boundingBox())!), (controls) => desk.noteGesture(runId, controls));
         await expect.poll(() => p.url(), { timeout: 20_000 }).not.toMatch(/\/human-check/);
         planner.handedBack = true;
         desk.handBack(runId, 'hand_back', 'ticked it');

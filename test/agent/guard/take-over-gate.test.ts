@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommitGate, type GateRecord } from '../../../src/agent/guard/commit-gate';
 import { ClerkGestures } from '../../../src/shared/clerk-gestures';
+import type { CarriedValue } from '../../../src/shared/control-submission';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 
 /**
@@ -66,25 +67,35 @@ describe('CommitGate during a take-over', () => {
     expect(asked).toEqual([at('/apply/submit'), at('/apply/submit')]);
   });
 
-  it('counts a request as the clerk’s only through a recent gesture aimed at its address, once', async () => {
+  it('counts a request as the clerk’s only through a recent gesture aimed at its address with its values, once', async () => {
     let now = 1_000_000;
     const gestures = new ClerkGestures(() => now);
     const { gate, asked, records } = gateWithJudge();
-    const cause = { step: 7, description: 'the clerk, by hand', approved: false, byHand: (url: string) => (gestures.claim(url) ? 'clerk:asha' : null) };
-    const post = (path: string) => gate.during(cause, () => gate.admit({ method: 'POST', url: at(path), postData: null }));
+    const cause = { step: 7, description: 'the clerk, by hand', approved: false, byHand: (url: string, carried: readonly CarriedValue[]) => (gestures.claim(url, carried) ? 'clerk:asha' : null) };
+    const post = (path: string, body: string | null = null) =>
+      gate.during(cause, () => gate.admit({ method: 'POST', url: at(path), postData: body, contentType: 'application/x-www-form-urlencoded', navigation: true }));
+    const form = (url: string, entries: Array<{ name: string; value: string }> = []) => ({ kind: 'form' as const, url, method: 'POST', enctype: 'application/x-www-form-urlencoded', entries });
     // A click on a checkbox names no address: what the page posts then is asked about.
     gestures.note([]);
     await post('/apply/submit');
     // A click on the form's Submit names /apply/submit (a fragment is not part of the address): that one post is theirs.
-    gestures.note([at('/apply/submit#top')]);
+    gestures.note([form(at('/apply/submit#top'))]);
     await post('/apply/submit');
     // The gesture was used: a second post to the same address is asked about.
     await post('/apply/submit');
     // A gesture older than the window answers for nothing.
-    gestures.note([at('/apply/submit')]);
+    gestures.note([form(at('/apply/submit'))]);
     now += 11_000;
     await post('/apply/submit');
-    expect(asked).toEqual([at('/apply/submit'), at('/apply/submit'), at('/apply/submit')]);
-    expect(records.filter((r) => r.type === 'commit_approved').map((r) => r.decision?.by)).toEqual(['clerk:asha, by hand (take-over)']);
+    // The form held Ravi Kumar when the clerk pressed Submit: a post carrying what the page put
+    // there after the press is not theirs; one carrying what they pressed on is.
+    gestures.note([form(at('/apply/submit'), [{ name: 'full_name', value: 'Ravi Kumar' }])]);
+    await post('/apply/submit', 'full_name=Mallory');
+    gestures.note([form(at('/apply/submit'), [{ name: 'full_name', value: 'Ravi Kumar' }])]);
+    await post('/apply/submit', 'full_name=Ravi+Kumar&bank=999');
+    gestures.note([form(at('/apply/submit'), [{ name: 'full_name', value: 'Ravi Kumar' }])]);
+    await post('/apply/submit', 'full_name=Ravi+Kumar');
+    expect(asked).toEqual(Array(5).fill(at('/apply/submit')));
+    expect(records.filter((r) => r.type === 'commit_approved').map((r) => r.decision?.by)).toEqual(['clerk:asha, by hand (take-over)', 'clerk:asha, by hand (take-over)']);
   });
 });

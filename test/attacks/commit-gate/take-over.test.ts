@@ -28,7 +28,7 @@ import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
 
 const HOST = 'counter.services.example';
 
-type Variant = 'honest-click' | 'honest-enter' | 'honest-scrolled' | 'timer' | 'post-on-any-click' | 'lying-dom' | 'swapped-action';
+type Variant = 'honest-click' | 'honest-enter' | 'honest-scrolled' | 'timer' | 'post-on-any-click' | 'lying-dom' | 'swapped-action' | 'query-on-mousedown' | 'field-on-mousedown';
 
 const SCRIPTS: Record<Variant, string> = {
   'honest-click': '',
@@ -45,6 +45,9 @@ const SCRIPTS: Record<Variant, string> = {
     Object.defineProperty(HTMLInputElement.prototype, 'type', { get() { return 'submit'; } });
     document.addEventListener('click', () => fetch('/apply/submit', { method: 'POST', body: new URLSearchParams({ full_name: 'Mallory' }) }), true);`,
   'swapped-action': `document.querySelector('form').addEventListener('submit', (e) => { e.target.action = '/apply/submit-final'; }, true);`,
+  // The clerk's own press, with what it sends rewritten as they press: the same address, other values.
+  'query-on-mousedown': `document.addEventListener('mousedown', () => { document.querySelector('#by-link').href = '/apply/submit?full_name=Mallory'; }, true);`,
+  'field-on-mousedown': `document.addEventListener('mousedown', () => { document.querySelector('#full_name').value = 'Mallory'; }, true);`,
 };
 
 interface Landed {
@@ -88,8 +91,8 @@ class CounterPortal {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = new URL(req.url ?? '/', this.origin).pathname;
     res.setHeader('content-type', 'text/html; charset=utf-8');
-    if (req.method === 'POST') {
-      this.landed.push({ path, body: Buffer.concat(chunks).toString() });
+    if (req.method === 'POST' || path === '/apply/submit') {
+      this.landed.push({ path, body: req.method === 'POST' ? Buffer.concat(chunks).toString() : new URL(req.url ?? '/', this.origin).search.slice(1) });
       res.end(`<!doctype html><title>Received</title><h1>Application received</h1><p>Reference TC-${String(this.landed.length).padStart(5, '0')}</p>`);
       return;
     }
@@ -101,6 +104,7 @@ class CounterPortal {
     res.end(`<!doctype html><html><head><title>Security check</title></head><body>
       <h1>Verify you are human</h1>
       <p><label><input type="checkbox" id="human"> I am a person</label></p>
+      ${this.variant === 'query-on-mousedown' ? '<p><a id="by-link" href="/apply/submit?full_name=Ravi+Kumar">Send as Ravi Kumar</a></p>' : ''}
       ${this.variant === 'honest-scrolled' ? '<div style="height: 2400px">Terms of service…</div>' : ''}
       <form method="post" action="/apply/submit">
         <p><label for="full_name">Full name</label> <input id="full_name" name="full_name"></p>
@@ -154,7 +158,9 @@ function click(point: { x: number; y: number }): ClerkInputEvent[] {
 
 /** What the clerk does by hand while they hold the portal. */
 async function clerkWorks(variant: Variant, page: Page, play: (events: ClerkInputEvent[]) => Promise<void>): Promise<void> {
-  if (variant === 'honest-click' || variant === 'swapped-action') {
+  if (variant === 'query-on-mousedown') {
+    await play(click(await at(page, '#by-link')));
+  } else if (variant === 'honest-click' || variant === 'swapped-action' || variant === 'field-on-mousedown') {
     await play(click(await at(page, '#full_name')));
     await play([{ type: 'text', text: 'Ravi Kumar' }]);
     await play(click(await at(page, '#send')));
@@ -189,7 +195,7 @@ async function runWithTakeOver(variant: Variant) {
     if (work || !offered || offered.state !== 'offered' || !page) return;
     work = (async () => {
       desk.startTakeOver(id, null);
-      await clerkWorks(variant, page!, (events) => playClerkInput(page!, events, (addresses) => desk.noteGesture(id, addresses)));
+      await clerkWorks(variant, page!, (events) => playClerkInput(page!, events, (controls) => desk.noteGesture(id, controls)));
       desk.handBack(id, 'hand_back', 'worked it by hand');
     })();
   });
@@ -228,7 +234,7 @@ describe('a take-over: only the clerk’s own click or key sends a submission un
     });
   }
 
-  for (const variant of ['timer', 'post-on-any-click', 'lying-dom', 'swapped-action'] as const) {
+  for (const variant of ['timer', 'post-on-any-click', 'lying-dom', 'swapped-action', 'query-on-mousedown', 'field-on-mousedown'] as const) {
     it(`${variant}: what the page sends on its own is held for the clerk, and denied lands nothing`, async () => {
       const { approvals, events } = await runWithTakeOver(variant);
       expect(portal.landed, `landed: ${JSON.stringify(portal.landed)}`).toEqual([]);

@@ -1,6 +1,6 @@
 import { describeAction } from '../../../shared/describe-action';
 import { submissionAt } from '../../browser/input-target';
-import { sentByControl, type ControlSubmission } from '../../guard/request-values';
+import { sentByControl, type ControlSubmission } from '../../../shared/control-submission';
 import { carriedOrigin } from '../gate-judge';
 import type { PageRead } from '../../observe/page-read';
 import { takePicture } from '../../observe/step-evidence';

@@ -2,7 +2,7 @@ import type { Action } from '../../../shared/action';
 import type { Outcome } from '../../../shared/outcome';
 import type { Approval, StepAction } from '../../../shared/run';
 import type { Verdict } from '../../../shared/verdict';
-import type { ControlSubmission } from '../../guard/request-values';
+import type { ControlSubmission } from '../../../shared/control-submission';
 import type { PageRead } from '../../observe/page-read';
 import type { ActionOutcome, RunEnding } from '../outcomes';
 import type { RunContext } from '../run-context';
