@@ -6,6 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
+const { setTimeout } = require('node:timers');
 
 const ROOT = path.join(__dirname, '..');
 const BUILT = path.join(ROOT, 'out', 'cli', 'main.mjs');
@@ -42,9 +43,20 @@ async function load() {
   return sources.main ? sources : sources.default;
 }
 
+/** A desk (`worker`) that has stopped leaves even if a handle nobody closed would keep Node alive. */
+const LEAVE_MS = 10_000;
+
 load()
   .then(({ main }) => main(process.argv.slice(2)))
   .then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+      if (process.argv[2] === 'worker') {
+        setTimeout(() => {
+          console.error(`portal-desk worker: something still held the process ${LEAVE_MS / 1000} s after the desk stopped; leaving now`);
+          process.exit(code);
+        }, LEAVE_MS).unref();
+      }
+    },
     (err) => { console.error(`portal-desk: ${err instanceof Error ? err.message : String(err)}`); process.exitCode = 1; },
   );

@@ -183,10 +183,25 @@ export async function workerCommand(args: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    for (const b of browsers.values()) await (await b.catch(() => null))?.close().catch(() => undefined);
-    await waits?.close();
-    await queue.close();
-    await store.close();
-    await labHandle.stop();
+    // Each part gets a bounded time to close, so a wedged browser or connection cannot keep a stopped
+    // desk from leaving; what did not close is named in the log.
+    for (const b of browsers.values()) await closing('a browser', (async () => (await b.catch(() => null))?.close())(), log);
+    await closing('the office waits', waits?.close(), log);
+    await closing('the office queue', queue.close(), log);
+    await closing('the office store', store.close(), log);
+    await closing('the lab', labHandle.stop(), log);
   }
+}
+
+const CLOSE_MS = 15_000;
+
+async function closing(what: string, work: Promise<unknown> | undefined, log: (line: string) => void): Promise<void> {
+  if (!work) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_MS)));
+  const started = Date.now();
+  const result = await Promise.race([work.then(() => 'closed' as const, () => 'closed' as const), late]);
+  clearTimeout(timer);
+  if (result === 'late') log(`worker: ${what} did not close within ${CLOSE_MS / 1000} s; the desk leaves without it`);
+  else if (Date.now() - started > 5_000) log(`worker: ${what} took ${Math.round((Date.now() - started) / 1000)} s to close`);
 }
