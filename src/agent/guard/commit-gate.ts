@@ -104,6 +104,10 @@ interface AdmitRequest {
 /** `submission`: an approved submission went; tell `submissionAnswered` when the portal answers it. */
 type Admission = { ok: true; submission?: true } | { ok: false; reason: string };
 
+/** Submissions whose answers are kept, and how long one answer's body is waited for. */
+const MAX_ANSWERS = 20;
+const ANSWER_WAIT_MS = 10_000;
+
 /** A request the route let through, which the egress proxy will then see: good for this long. */
 const TICKET_MS = 15_000;
 
@@ -116,6 +120,11 @@ export class CommitGate {
   private readonly pending = new Set<Promise<unknown>>();
   private sent = 0;
   private answered = 0;
+  /**
+   * What the portal answered each approved submission with, and each request sending data after
+   * one (a one-time code confirming it), as text: its redirects' addresses and the final body.
+   */
+  private readonly answers: Promise<string>[] = [];
   private listener: ((record: GateRecord) => void) | undefined;
 
   constructor(private readonly profile: PortalProfile) {}
@@ -171,9 +180,31 @@ export class CommitGate {
     return this.answered;
   }
 
-  /** The network lock saw the response to a submission this gate admitted. */
-  submissionAnswered(): void {
+  /**
+   * The network lock saw the response to a submission this gate admitted; `answer` is what the
+   * portal answered with (the addresses it redirected to and the body it ended on), as text.
+   */
+  submissionAnswered(answer: Promise<string>): void {
     this.answered += 1;
+    this.keepAnswer(answer);
+  }
+
+  /**
+   * The portal answered a request that sent data after an approved submission (a portal may ask
+   * for a one-time code, then issue the number): its answer may carry the number too.
+   */
+  keepAnswer(answer: Promise<string>): void {
+    if (this.answers.length < MAX_ANSWERS) this.answers.push(withTimeout(answer.catch(() => ''), ANSWER_WAIT_MS));
+  }
+
+  /**
+   * Whether the portal's answer to one of this run's approved submissions (or to a request sending
+   * data after one) carries `number`: the portal issued it. A number the page writes itself, or
+   * reads from a page the portal merely shows (a GET), is not in it.
+   */
+  async answerCarries(number: string): Promise<boolean> {
+    const wanted = number.toLowerCase();
+    return (await Promise.all(this.answers)).some((text) => text.toLowerCase().includes(wanted));
   }
 
   /**
@@ -306,6 +337,16 @@ export class CommitGate {
       // The listener's failure does not undo what the gate decided.
     }
   }
+}
+
+function withTimeout(text: Promise<string>, ms: number): Promise<string> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(''), ms);
+    void text.then((t) => {
+      clearTimeout(timer);
+      resolve(t);
+    });
+  });
 }
 
 function ticketKey(method: string, url: string): string {

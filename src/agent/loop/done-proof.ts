@@ -11,7 +11,8 @@ export type DoneProof = { ok: true; applicationNumber: string } | { ok: false; r
  * Proof of `done` on this page: a confirmation page (the profile's words) with an application
  * number, both visibly on the page, reached after an approved submission of this run that the
  * portal answered (sent and not aborted: a response came back), and a
- * number the portal had not shown before that submission. Found, it goes in the progress record.
+ * number the portal had not shown before that submission and that its answer to the submission
+ * carries (a redirect's address or the body it ended on: a number the page writes is no proof). Found, it goes in the progress record.
  * `page` is the page `read` was read from: the run's own, or a new tab the portal opened.
  */
 export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.page): Promise<DoneProof> {
@@ -23,6 +24,9 @@ export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.
   }
   if (gate.submissionsAnswered === 0) {
     return { ok: false, reason: `the page shows ${number}, but the portal never answered this run's approved submission (it did not leave, or was cut off), so it proves nothing` };
+  }
+  if (!(await gate.answerCarries(number))) {
+    return { ok: false, reason: `the page shows ${number}, but the portal did not answer this run's submission with it (the page wrote it, or it came from elsewhere), so it proves nothing` };
   }
   if (run.state.numbersBeforeSubmission.has(number)) {
     return { ok: false, reason: `${number} was on the portal's pages before this run's submission, so it is not this submission's number` };

@@ -3,6 +3,7 @@ import type { PortalProfile } from '../../../shared/portal-profile';
 import { isAllowedUrl } from '../../../shared/allowed-hosts';
 import { challengeHostsOf } from '../challenge-hosts';
 import type { CommitGate } from '../commit-gate';
+import { READ_METHODS } from '../request-class';
 import { hostOf, safeSink, type GuardEventSink } from './guard-event';
 import { REDIRECTS, safeResolve } from './redirect-lock';
 
@@ -67,7 +68,14 @@ export async function installNetworkLock(
         return;
       }
       // Proof of done counts a submission only once the portal answered it (a page can abort its own request).
-      if (admission.submission) void request.response().then((answer) => answer && options.gate?.submissionAnswered(), () => undefined);
+      if (admission.submission) {
+        const gate = options.gate;
+        void request.response().then((answer) => answer && gate.submissionAnswered(answerText(request)), () => undefined);
+      } else if (options.gate.submissionsSent > 0 && !READ_METHODS.has(request.method().toUpperCase())) {
+        // After a submission the portal may issue the number in answer to a later step (a one-time code).
+        const gate = options.gate;
+        void request.response().then((answer) => answer && gate.keepAnswer(answerText(request)), () => undefined);
+      }
     }
     if (!refusal) {
       const page = document && options.isLockedPage ? pageOf(request) : undefined;
@@ -148,6 +156,28 @@ function postDataOf(request: Request): string | null {
 }
 
 /** The address of the frame whose script sent a request; undefined for a worker's. */
+/**
+ * What the portal answered a submission with, as text: each redirect's address, and the body of
+ * the response the chain ends on (a few hops at most). The proof of `done` looks for the number here.
+ */
+async function answerText(request: Request): Promise<string> {
+  const parts: string[] = [];
+  let current: Request | null = request;
+  for (let hop = 0; current && hop < 6; hop++) {
+    const response = await current.response();
+    if (!response) break;
+    const location = response.headers()['location'];
+    if (REDIRECTS.has(response.status()) && location !== undefined) {
+      parts.push(location);
+      current = current.redirectedTo();
+      continue;
+    }
+    parts.push(await response.text().catch(() => ''));
+    break;
+  }
+  return parts.join('\n');
+}
+
 function frameUrlOf(request: Request): string | undefined {
   try {
     return request.frame().url();
