@@ -25,6 +25,8 @@ export interface AttackMarkup {
   review?: string;
   /** Where the details form posts (the honest portal: `/plot/details`). */
   detailsAction?: string;
+  /** Extra pages the portal serves on its own host (path → main markup, title "Allotment plots"); none by default. */
+  pages?: Record<string, string>;
 }
 
 interface Lodged {
@@ -116,6 +118,8 @@ export class AllotmentPortal {
       res.writeHead(200, { 'content-type': 'application/pdf', 'content-disposition': 'attachment; filename="plot-map.pdf"', 'content-length': Buffer.byteLength(pdf) }).end(pdf);
       return;
     }
+    const extra = this.attack.pages?.[path];
+    if (extra !== undefined) return page(res, 'Allotment plots', extra);
     if (path === '/plot/save-and-go') return redirect(res, 307, '/plot/lodge');
     if (path.startsWith('/plot/lodged/')) {
       return page(res, 'Application lodged', `<h1>Application lodged</h1><p>Your reference is <strong>${escapeHtml(path.slice('/plot/lodged/'.length).toUpperCase())}</strong>.</p>`);

@@ -95,13 +95,21 @@ export class RedTeamBench {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** Runs the case against the portal with `attack`; answers the run and what the guard stopped (type and address). */
-  async run(attack: AttackMarkup, planner: Planner, clerk: ApprovalGate): Promise<{ result: FinishedRun; stopped: string[] }> {
+  /**
+   * Runs the case against the portal with `attack`; answers the run and what the guard stopped (type and address).
+   * `inputs` answers the clerk's typed inputs (a one-time code; none by default), `credentials` the vault (no login by default).
+   */
+  async run(
+    attack: AttackMarkup,
+    planner: Planner,
+    clerk: ApprovalGate,
+    { inputs = new ScriptedInputs(() => null), credentials = NO_LOGIN }: { inputs?: ScriptedInputs; credentials?: CredentialSource } = {},
+  ): Promise<{ result: FinishedRun; stopped: string[] }> {
     this.portal.reset(attack);
     this.store?.close();
     this.store = openStore(join(this.dir, `runs-${this.stores++}.sqlite`));
     const result = await executeRun(
-      { store: this.store, browser: this.browser, approvals: clerk, inputs: new ScriptedInputs(() => null), credentials: NO_LOGIN },
+      { store: this.store, browser: this.browser, approvals: clerk, inputs, credentials },
       { caseFile: CASE, profile: this.portal.profile(), planner: 'rules', plannerInstance: planner, approveMode: 'ask', limits: { maxSteps: 12, timeLimitMs: 60_000 } },
     );
     const events = (await this.store.listSteps(result.runId)).flatMap((s) => s.events);
