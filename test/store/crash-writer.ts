@@ -2,10 +2,10 @@
  * Child process for the crash test: records ~1 MB steps into one run as fast as it can, printing
  * `begin i` before each recordStep and `done i` once it has resolved, until it is killed.
  * Run with `node --import tsx`.
- * Usage: crash-writer.ts <db path> <run id>
+ * Usage: crash-writer.ts <db path | postgres:// address> <run id>
  */
 import { crc32 } from 'node:zlib';
-import { openStore } from '../../src/store';
+import { openPgStore, openStore } from '../../src/store';
 import { buildStep, newRun, png } from './fixtures';
 
 /** A valid PNG made unique by a tEXt chunk, so every step writes a new ~1 MB blob. */
@@ -21,8 +21,8 @@ function variant(base: Buffer, n: number): Buffer {
 
 async function main(): Promise<void> {
   const [path, runId] = process.argv.slice(2);
-  if (!path || !runId) throw new Error('usage: crash-writer.ts <db path> <run id>');
-  const store = openStore(path);
+  if (!path || !runId) throw new Error('usage: crash-writer.ts <db path | postgres:// address> <run id>');
+  const store = /^postgres(ql)?:\/\//.test(path) ? await openPgStore(path) : openStore(path);
   const existing = await store.getRun(runId);
   if (!existing) await store.createRun(newRun({ id: runId }));
   else await store.updateRun(runId, { status: 'running' });

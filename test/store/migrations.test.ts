@@ -8,6 +8,8 @@ import { genesisHash, stepHash } from '../../src/store/chain';
 import { openDatabase } from '../../src/store/database';
 import { defaultDbPath } from '../../src/store/location';
 import { migrate, migrationChecksum, MIGRATIONS } from '../../src/store/migrations';
+import { PG_MIGRATIONS } from '../../src/store/pg-migrations';
+import { skipPostgres, storeTarget, type StoreTarget } from './backends';
 import { buildStep, newRun, png, tempDir, tempDbPath } from './fixtures';
 
 /**
@@ -101,6 +103,77 @@ describe('migrations', () => {
     raw.prepare("INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (99, 'from the future', 'x', 'now')").run();
     raw.close();
     expect(() => openStore(path)).toThrow(/schema version 99, newer than this Portal Desk understands.*Nothing was changed/);
+  });
+});
+
+/** PostgreSQL's list (src/store/pg-migrations.ts), frozen the same way: office databases were built by it. */
+const PG_SHIPPED = [
+  [1, 'a79d54fbc98290d7f4d6692936c654774e7fe7682c71c1fd2f659dd9795a99d8'],
+  [2, 'c2f6847684cc5fa920a3124524c5e6ae961c5505ad90fd191f8e61cb1a22f22f'],
+  [3, 'c2cbdc1c5f150b956d928a69d24424d3975a5b4f8034a376cc3798fe83f72342'],
+  [4, '3662f0cb2bc6c0b01a0c9ec528b7dc60819af52f1a2ebd6758e02425c77c27aa'],
+  [5, 'b3d38179b2bf7076b3f78dc5da83287f5dcfdadf57c4a969368a4bc63416ae96'],
+  [6, '366fd378e0151281a7b53141aa5086ede96c1a2afcfb4f4cf1e08a41c6ad6906'],
+] as const;
+
+/** An empty office database brought to migration 1 only, as the first office release left one. */
+async function pgAtMigration1(): Promise<StoreTarget> {
+  const target = await storeTarget('postgres', { empty: true });
+  await target.rows(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  await target.rows(PG_MIGRATIONS[0]!.sql);
+  await target.rows('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)', 1, PG_MIGRATIONS[0]!.name, migrationChecksum(PG_MIGRATIONS[0]!), '2026-01-01T00:00:00.000Z');
+  return target;
+}
+
+describe.skipIf(skipPostgres('postgres'))('migrations [postgres]', () => {
+  it('are numbered 1..n without gaps, and the shipped ones are unchanged', () => {
+    expect(PG_MIGRATIONS.map((m) => m.version)).toEqual(PG_MIGRATIONS.map((_, i) => i + 1));
+    for (const [version, checksum] of PG_SHIPPED) expect(migrationChecksum(PG_MIGRATIONS[version - 1]!), `PostgreSQL migration ${version} was edited`).toBe(checksum);
+  });
+
+  it('build a new database from scratch, recorded in schema_migrations', async () => {
+    const target = await storeTarget('postgres', { empty: true });
+    await target.open();
+    const names = (await target.rows("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'")).map((r) => r.name);
+    expect(names).toEqual(expect.arrayContaining(['runs', 'steps', 'screenshots', 'progress', 'run_events', 'approvals', 'model_payloads', 'routes', 'schema_migrations']));
+    expect(await target.rows('SELECT version, name, checksum FROM schema_migrations ORDER BY version')).toEqual(PG_MIGRATIONS.map((m) => ({ version: m.version, name: m.name, checksum: migrationChecksum(m) })));
+  });
+
+  it('upgrade a database created at migration 1, keeping its runs verifiable and its approvals queryable', async () => {
+    const target = await pgAtMigration1();
+    const run = newRun({ status: 'done', endedAt: '2026-01-05T10:00:00.000Z', startedAt: '2026-01-05T09:00:00.000Z' });
+    await target.rows(
+      `INSERT INTO runs (id, case_id, client_id, portal, task, planner, model, approve_mode, status, case_json, started_at, ended_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      run.id, run.caseId, run.clientId, run.portal, run.task, run.planner, run.model, run.approveMode, run.status, run.caseJson, run.startedAt, run.endedAt, run.startedAt, run.startedAt,
+    );
+    let prev = genesisHash(run);
+    for (let i = 0; i < 2; i++) {
+      const { step, png: shot } = buildStep(run.id, i, { approval: i === 1 ? { decision: 'approve', by: 'Anna Byrne' } : undefined });
+      await target.rows('INSERT INTO screenshots (sha256, png, bytes, first_seen_at) VALUES (?, ?, ?, ?)', step.screenshotHash, shot, shot!.length, step.startedAt);
+      const json = canonicalJson(step);
+      prev = stepHash(prev, json, step.screenshotHash);
+      await target.rows('INSERT INTO steps (run_id, idx, json, observation_hash, screenshot_hash, hash, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)', run.id, i, json, digest(step.observation), step.screenshotHash, prev, step.endedAt);
+    }
+    await target.rows('UPDATE runs SET step_count = 2, head_hash = ? WHERE id = ?', prev, run.id);
+    expect(await target.value("SELECT to_regclass('approvals')::text")).toBeNull();
+
+    const store = await target.open();
+    expect(await target.value('SELECT max(version) FROM schema_migrations')).toBe(LATEST_SCHEMA_VERSION);
+    expect(await store.verifyRun(run.id)).toMatchObject({ ok: true, format: 1, steps: 2, headHash: prev });
+    expect(await store.approvals(run.id)).toMatchObject([{ step: 1, decision: 'approve', by: 'Anna Byrne' }]);
+    expect((await store.listSteps(run.id)).map((s) => s.index)).toEqual([0, 1]);
+    const purged = await store.purge({ olderThanMs: 0, now: new Date('2026-02-01T00:00:00.000Z') });
+    expect(purged).toMatchObject({ runs: 1, screenshots: 2 });
+    expect(await store.verifyRun(run.id)).toMatchObject({ ok: true, purgedScreenshots: 2 });
+  });
+
+  it('apply pending migrations all together or not at all', async () => {
+    const target = await pgAtMigration1();
+    await target.rows('CREATE TABLE model_payloads (x INTEGER)'); // makes migration 3 fail
+    await expect(target.open()).rejects.toThrow(/model_payloads.*already exists/);
+    expect(await target.value('SELECT max(version) FROM schema_migrations')).toBe(1);
+    expect(await target.value("SELECT to_regclass('approvals')::text")).toBeNull();
   });
 });
 

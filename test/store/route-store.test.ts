@@ -1,14 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { Route } from '../../src/shared/route';
-import { openRouteStore, RouteStoreError } from '../../src/store/route-store';
-
-const dir = mkdtempSync(join(tmpdir(), 'pd-routes-'));
-const opened: Array<{ close(): void }> = [];
-afterEach(() => opened.splice(0).forEach((s) => s.close()));
+import { routesOf } from '../../src/store';
+import { RouteStoreError } from '../../src/store/route-store';
+import { eachStore, storeTarget, type Backend } from './backends';
 
 function route(overrides: Partial<Route> = {}): Route {
   return {
@@ -34,15 +28,22 @@ function route(overrides: Partial<Route> = {}): Route {
   };
 }
 
-function open(name: string) {
-  const store = openRouteStore(join(dir, `${name}.sqlite`));
+const opened: Array<{ close(): void }> = [];
+
+/** The routes of a fresh store of this kind, and raw SQL on its database. */
+async function open(kind: Backend) {
+  const target = await storeTarget(kind);
+  const store = routesOf(await target.open());
   opened.push(store);
-  return store;
+  return { store, target };
 }
 
-describe('SQLite route store (migration 6)', () => {
+/** The route store (migration 6 on both stores): the same behaviour on a desk's SQLite file and in the office database. */
+eachStore('route store', (kind) => {
+  afterEach(() => opened.splice(0).forEach((s) => s.close()));
+
   it('keeps one route per portal and task, replaces it on save, lists and deletes it', async () => {
-    const store = open('a');
+    const { store } = await open(kind);
     expect(await store.getRoute('shops', 'shop-registration-renewal')).toBeNull();
     await store.saveRoute(route());
     await store.saveRoute(route({ task: 'other-task' }));
@@ -56,7 +57,7 @@ describe('SQLite route store (migration 6)', () => {
   });
 
   it('refuses to save a route that fails the schema (a goto is never part of a route)', async () => {
-    const store = open('b');
+    const { store } = await open(kind);
     const bad = route();
     (bad.steps[0]!.actions as unknown[]).push({ type: 'goto', url: 'https://evil.example/' });
     await expect(store.saveRoute(bad)).rejects.toThrow();
@@ -64,24 +65,17 @@ describe('SQLite route store (migration 6)', () => {
   });
 
   it('a row edited in the database is refused, not followed: bad JSON, a schema break, a column that disagrees with the JSON', async () => {
-    const path = join(dir, 'c.sqlite');
-    const store = openRouteStore(path);
-    opened.push(store);
+    const { store, target } = await open(kind);
     await store.saveRoute(route());
-    const raw = new Database(path);
-    try {
-      raw.prepare("UPDATE routes SET status = 'retired'").run();
-      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/disagrees with its own row/);
-      const tampered = route();
-      (tampered.steps[0]!.actions as unknown[]).push({ type: 'goto', url: 'https://evil.example/' });
-      raw.prepare("UPDATE routes SET status = 'active', route_json = ?").run(JSON.stringify(tampered));
-      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(RouteStoreError);
-      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/steps\.0\.actions\.2\.type/);
-      raw.prepare("UPDATE routes SET route_json = '{'").run();
-      await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/not valid JSON/);
-      expect(await store.listRoutes()).toEqual([]);
-    } finally {
-      raw.close();
-    }
+    await target.rows("UPDATE routes SET status = 'retired'");
+    await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/disagrees with its own row/);
+    const tampered = route();
+    (tampered.steps[0]!.actions as unknown[]).push({ type: 'goto', url: 'https://evil.example/' });
+    await target.rows("UPDATE routes SET status = 'active', route_json = ?", JSON.stringify(tampered));
+    await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(RouteStoreError);
+    await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/steps\.0\.actions\.2\.type/);
+    await target.rows("UPDATE routes SET route_json = '{'");
+    await expect(store.getRoute('shops', 'shop-registration-renewal')).rejects.toThrow(/not valid JSON/);
+    expect(await store.listRoutes()).toEqual([]);
   });
 });
