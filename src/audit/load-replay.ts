@@ -3,7 +3,7 @@ import { OutcomeStatus } from '../shared/outcome';
 import { StepRecord, ZERO_USAGE, type TokenUsage } from '../shared/run';
 import { pageErrorsOf, requestsOf } from '../shared/step-log';
 import { VerdictKind } from '../shared/verdict';
-import { verifyExport, type RunExport, type Store, type VerifyResult } from '../store';
+import { CHAIN_DEFINITION, CHAIN_V2_DEFINITION, verifyExport, type RunExport, type Store, type VerifyResult } from '../store';
 import { describeAction } from './describe-action';
 import {
   REPLAY_FORMAT,
@@ -168,7 +168,8 @@ function evidenceOf(exp: RunExport, verify: VerifyResult, source: Replay['source
     source: dropUndefined(source),
     run,
     verify: { ...verify },
-    chain: { definition: exp.chain.definition, genesisHash: exp.chain.genesisHash, headHash: exp.chain.headHash },
+    // The rule shown is the one the verifier applied, not a text the file (or the database) carries.
+    chain: { definition: exp.version === 2 ? CHAIN_V2_DEFINITION : CHAIN_DEFINITION, genesisHash: exp.chain.genesisHash, headHash: exp.chain.headHash },
     steps,
     approvals: approvalsOf(steps),
     totals: totalsOf(steps),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { canonicalJson } from '../base/canonical-json';
+import { canonicalJson, sha256Hex } from '../base/canonical-json';
 import type { RunRecord, StepRecord } from '../shared/run';
-import { verifyChain, type ScreenshotState, type StoredStep, type VerifyResult } from './chain';
+import { genesisHash, verifyChain, type ScreenshotState, type StoredStep, type VerifyResult } from './chain';
 import { anchorHead, claimedRun, verifyChainV2, type ChainedEvent, type ChainRecordRef, type StoredEvent } from './chain-v2';
 import type { RunEvent } from './records';
 import { PortalDeskError } from '../base/portal-desk-error';
@@ -80,6 +80,7 @@ const Envelope = z.object({
     headHash: z.string().optional(),
   }),
   chain: z.object({
+    genesisHash: z.string().optional(),
     stepHashes: z.array(z.string()),
     headHash: z.string().nullable(),
   }),
@@ -146,8 +147,14 @@ function verifyExportChain(input: unknown, onRecord: (r: ChainRecordRef) => void
     hash: exp.chain.stepHashes[position] ?? '',
   }));
   const result = verifyChain({ identity: exp.run, stepCount: exp.run.stepCount, headHash: runHead, steps, screenshot: screenshotIn(exp.screenshots) });
+  if (!result.ok) return result;
+  // The genesis hash the file states is what a report prints as the chain's start.
+  const start = genesisHash(exp.run);
+  if (exp.chain.genesisHash !== undefined && exp.chain.genesisHash !== start) {
+    return { ok: false, brokenStep: 0, where: 'genesis', field: 'chain.genesisHash', problem: `the export states genesis hash ${exp.chain.genesisHash.slice(0, 12)}, but the run's identity hashes to ${start.slice(0, 12)}: the stated hash was changed` };
+  }
   // Format 1 chains only steps: their hashes are its records.
-  if (result.ok) exp.chain.stepHashes.forEach((hash, pos) => onRecord({ pos, hash, kind: 'step', type: 'step' }));
+  exp.chain.stepHashes.forEach((hash, pos) => onRecord({ pos, hash, kind: 'step', type: 'step' }));
   return result;
 }
 
@@ -185,6 +192,7 @@ const EnvelopeV2 = z.object({
   }),
   chain: z.object({
     genesis: z.unknown(),
+    genesisHash: z.string().optional(),
     stepHashes: z.array(z.string()),
     stepPositions: z.array(z.number().int().nullable()),
     recordCount: z.number().int().nonnegative(),
@@ -212,7 +220,7 @@ function verifyExportV2(input: unknown, onRecord: (r: ChainRecordRef) => void): 
     json: canonicalJson(record),
     hash: exp.chain.stepHashes[position] ?? '',
   }));
-  return verifyChainV2({
+  const result = verifyChainV2({
     genesis: exp.chain.genesis,
     run: claimedRun(r, exp.chain.recordCount),
     steps,
@@ -220,6 +228,23 @@ function verifyExportV2(input: unknown, onRecord: (r: ChainRecordRef) => void): 
     screenshot: screenshotIn(exp.screenshots),
     onRecord,
   });
+  if (!result.ok) return result;
+  // The genesis hash the file states is what a report prints as the chain's start: it must be the genesis's own.
+  const genesis = exp.chain.genesis;
+  if (genesis && typeof genesis === 'object' && exp.chain.genesisHash !== undefined) {
+    const computed = sha256Hex(canonicalJson(genesis));
+    if (exp.chain.genesisHash !== computed) {
+      return {
+        ok: false,
+        format: 2,
+        brokenStep: 0,
+        where: 'genesis',
+        field: 'chain.genesisHash',
+        problem: `the export states genesis hash ${exp.chain.genesisHash.slice(0, 12)}, but its genesis record hashes to ${computed.slice(0, 12)}: the stated hash was changed`,
+      };
+    }
+  }
+  return result;
 }
 
 /** An exported audit-trail entry as the chain reads it: everything but `seq` and `hash` is hashed. */

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../src/base/canonical-json';
-import { appendHead, checkHeads, parseHeadLog, readHeadLog } from '../../src/audit';
+import { appendHead, checkHeads, evidenceFromExport, parseHeadLog, readHeadLog } from '../../src/audit';
 import { eventChainJson, eventHash, stepHash, verifyExport, type ChainRecordRef, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
 import { eachStore, storeTarget, type Backend, type StoreTarget } from './backends';
 import { buildStep, newRun, png, tempDir } from './fixtures';
@@ -155,6 +155,8 @@ eachStore('chain format 2 in exports', (kind) => {
     ['the screenshots (set to null)', (e) => { for (const k of Object.keys(e.screenshots)) e.screenshots[k] = null; }, /^screenshots\./],
     ['the genesis', (e) => ((e.chain.genesis as Record<string, unknown>).approveMode = 'all'), /^approveMode$/],
     ['an approval', (e) => (e.steps[2]!.actions[2]!.approval!.by = 'Office Manager'), /^steps\[2\]$/],
+    // The report prints the chain's start as the file states it.
+    ['the stated genesis hash', (e) => (e.chain.genesisHash = sha256Hex('another start')), /^chain\.genesisHash$/],
   ];
   for (const [what, edit, field] of edits) {
     it(`names the field when ${what} is edited in an export`, async () => {
@@ -166,6 +168,16 @@ eachStore('chain format 2 in exports', (kind) => {
       expect(v.field, v.problem).toMatch(field);
     });
   }
+
+  it("shows the verifier's own chain rule, not the rule text an export carries", async () => {
+    const { store } = await finishedRun(kind);
+    const exp = exportCopy((await store.exportRun(RUN)) as RunExportV2);
+    const rule = exp.chain.definition;
+    exp.chain.definition = 'Nothing is chained; every value is as the clerk typed it.';
+    const { replay } = evidenceFromExport(exp);
+    expect(replay.verify.ok).toBe(true);
+    expect(replay.chain.definition).toBe(rule);
+  });
 
   it('refuses two audit events swapped in the export (pos and hash kept, so only the order is wrong)', async () => {
     const { store } = await finishedRun(kind);
