@@ -11,4 +11,5 @@ export { buildRunReport, replayJson, saveRunReport } from './run-report';
 export { looksLikeExportFile } from './open-store';
 export { assertNoSecrets, finalScan, SecretInReportError } from './secret-scan';
 export { keepTrace, traceKeeperIn } from './trace-file';
+export { checkKeptFiles } from './kept-files';
 export { appendHead, checkHeadLogChain, checkHeads, HEAD_LOG_START, headLink, HeadLogError, parseHeadLog, readHeadLog, type HeadLogEntry } from './head-log';

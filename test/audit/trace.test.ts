@@ -2,13 +2,14 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bindLabProfile } from '../../lab';
 import { labAccount } from '../../lab/accounts';
 import { LabCredentials } from '../../lab/demo/lab-portals';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import { buildRunReport, keepTrace, traceKeeperIn } from '../../src/audit';
 import { sha256Hex } from '../../src/base/canonical-json';
+import { verifyCommand } from '../../src/cli/commands/verify';
 import { executeRun } from '../../src/service/run-service';
 import { TraceRecord } from '../../src/shared/trace';
 import { openStore, type Store } from '../../src/store';
@@ -85,6 +86,44 @@ describe('run --trace on a real lab run', () => {
       expect(v.ok ? '' : v.problem).toMatch(/\(outcome\): its content does not match its chain hash/);
     } finally {
       edited.close();
+    }
+  });
+
+  it('verify hashes the trace and the receipt kept beside the store: a swapped trace or an edited receipt fails, naming the file', async () => {
+    const copyDir = tempDir('pd-trace-files-');
+    const db = join(copyDir, 'runs.sqlite');
+    copyDatabase(store.path, db);
+    const trace = await traceOf(runId);
+    if (!trace.kept) throw new Error(`trace not kept: ${trace.reason}`);
+    const receipts = readdirSync(join(dir, 'receipts'));
+    expect(receipts.length).toBeGreaterThan(0);
+    mkdirSync(join(copyDir, 'traces'));
+    mkdirSync(join(copyDir, 'receipts'));
+    writeFileSync(join(copyDir, trace.file), readFileSync(join(dir, trace.file)));
+    for (const r of receipts) writeFileSync(join(copyDir, 'receipts', r), readFileSync(join(dir, 'receipts', r)));
+    const out: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void out.push(String(line)));
+    try {
+      expect(await verifyCommand([runId, '--db', db])).toBe(0);
+      expect(out.join('\n')).toMatch(/trace traces\/run-[^ ]+\.zip: its bytes match the sha256 in the outcome record/);
+      expect(out.join('\n')).toMatch(/receipt receipts\/[0-9a-f]{64}\.\w+: its bytes match/);
+
+      // Another trace put in its place (here: the same zip with one byte more) under the same name.
+      writeFileSync(join(copyDir, trace.file), Buffer.concat([readFileSync(join(dir, trace.file)), Buffer.from([0])]));
+      out.length = 0;
+      expect(await verifyCommand([runId, '--db', db, '--json'])).toBe(1);
+      expect(JSON.parse(out.join('\n'))).toMatchObject({ ok: false, field: 'traceFile', problem: expect.stringMatching(/the trace file was changed or replaced/) });
+      writeFileSync(join(copyDir, trace.file), readFileSync(join(dir, trace.file)));
+
+      // The receipt the report names, edited on disk under its own sha256 name.
+      const name = receipts.find((r) => /^[0-9a-f]{64}\./.test(r))!;
+      writeFileSync(join(copyDir, 'receipts', name), readFileSync(join(dir, 'receipts', name), 'utf8').replace(/SR-\d{4}-\d+/, 'SR-2026-000000') + ' ');
+      out.length = 0;
+      expect(await verifyCommand([runId, '--db', db])).toBe(1);
+      expect(out[0]).toMatch(/^broken: the receipt receipts\/[0-9a-f]{64}\.\w+ hashes to [0-9a-f]{12}, not the sha256 the outcome record names.*\[field: receiptFile\]$/);
+      expect(out[1]).toMatch(/a file kept beside the store is not the one the chain names/);
+    } finally {
+      log.mockRestore();
     }
   });
 

@@ -1,5 +1,6 @@
-import { appendHead, checkHeads, HeadLogError, looksLikeExportFile, readHeadLog, readRunExportFile, type HeadLogEntry } from '../../audit';
+import { appendHead, checkHeads, checkKeptFiles, HeadLogError, looksLikeExportFile, readHeadLog, readRunExportFile, type HeadLogEntry } from '../../audit';
 import { defaultDbPath, RunExportFormatError, verifyExport, type ChainRecordRef, type VerifyResult } from '../../store';
+import { dirname } from 'node:path';
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { refuseUnlessRegularFile } from '../regular-file';
@@ -9,7 +10,8 @@ const HELP = `portal-desk verify RUN_ID... [--db PATH]
 portal-desk verify FILE... [--expect-head HASH]
 
 Checks that nobody edited a recorded run: walks its hash chain from the run's identity through
-every step and screenshot. Answers "intact (N steps, head HASH)" or names the first broken step
+every step and screenshot; for a RUN_ID, also hashes the receipt and trace kept beside the store
+(receipts/, traces/) against the sha256 the outcome record names. Answers "intact (N steps, head HASH)" or names the first broken step
 and what is wrong with it.
 
   RUN_ID              a run in the store
@@ -106,6 +108,13 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
         if (!run) throw new UsageError(`no run "${shownArg(target)}" in ${dbPath}; check the run id and --db`);
         const records: ChainRecordRef[] = [];
         const checked = againstHeadLog(target, await store.verifyRun(target, { onRecord: (r) => records.push(r) }), records, anchors);
+        // The receipt and trace the chain names by sha256 sit beside the store, outside the database.
+        const folder = store.localFolder ?? (store.kind === 'postgres' ? undefined : dirname(store.path));
+        if (checked.verdict.ok && folder !== undefined) {
+          const kept = checkKeptFiles(await store.auditTrail(target), folder);
+          if (kept.broken) checked.verdict = { ok: false, format: checked.verdict.format, brokenStep: checked.verdict.steps, where: 'run', field: kept.broken.field, problem: kept.broken.problem };
+          checked.notes.push(...kept.notes);
+        }
         if (anchors.appendTo !== undefined) checked.notes.push(keepHead(anchors.appendTo, target, checked.verdict, records, run.status));
         return { ...checked, what: `run ${target} in ${dbPath}` };
       } finally {
@@ -139,6 +148,7 @@ export function verdictLines(v: VerifyResult, what: string): string[] {
   if (v.where === 'event' || v.where === 'genesis') {
     return [`broken: ${v.problem}${field}`, `  ${what}: the ${v.brokenStep} step${v.brokenStep === 1 ? '' : 's'} before the break verify; the chain cannot vouch for anything from it on`];
   }
+  if (v.where === 'run' && (v.field === 'receiptFile' || v.field === 'traceFile')) return [`broken: ${v.problem}${field}`, `  ${what}: the chained records verify, but a file kept beside the store is not the one the chain names`];
   if (v.where === 'run') return [`broken: ${v.problem}${field}`, `  ${what}: the chained records verify, but the run record shows a value the chain does not hold`];
   return [
     `broken at the run's head${v.brokenStep > 0 ? ` (after step ${v.brokenStep - 1})` : ''}: ${v.problem}${field}`,
