@@ -439,9 +439,9 @@ function auditTrailSection(trail: readonly ReplayAuditEvent[], covered: boolean)
     covered ? 'Run-level events as the store logged them: each is a record of the run’s hash chain, with the values it set.' : 'Run-level events as the store logged them (older chain format: not covered by the chain).'
   }</p>
 <table class="plain">
-<thead><tr><th>#</th><th>At</th><th>Event</th><th>Status</th><th>Reason / detail</th></tr></thead>
+<thead><tr><th title="${covered ? 'The record’s place in the run’s hash chain' : 'The store’s sequence number'}">#</th><th>At</th><th>Event</th><th>Status</th><th>Reason / detail</th></tr></thead>
 <tbody>${trail.map(
-    (e) => html`<tr><td class="num">${e.seq}</td><td class="when">${dateTime(e.at)}</td><td>${humanise(e.type)}</td><td>${
+    (e) => html`<tr><td class="num">${e.pos ?? e.seq}</td><td class="when">${dateTime(e.at)}</td><td>${humanise(e.type)}</td><td>${
       e.fromStatus || e.toStatus ? html`${e.fromStatus ? humanise(e.fromStatus) : '—'} → ${e.toStatus ? html`<span class="chip ${statusTone(e.toStatus)}">${humanise(e.toStatus)}</span>` : '—'}` : ''
     }</td><td>${e.reason ? withoutLocalPaths(e.reason) : ''}${e.detail ? html`<span class="why mono">${withoutLocalPaths(JSON.stringify(e.detail))}</span>` : ''}</td></tr>`,
   )}</tbody>

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../src/base/canonical-json';
-import { appendHead, checkHeads, evidenceFromExport, parseHeadLog, readHeadLog } from '../../src/audit';
+import { appendHead, checkHeads, evidenceFromExport, parseHeadLog, readHeadLog, renderReportHtml } from '../../src/audit';
 import { eventChainJson, eventHash, stepHash, verifyExport, type ChainRecordRef, type RunExportV2, type Store, type VerifyResult } from '../../src/store';
 import { eachStore, storeTarget, type Backend, type StoreTarget } from './backends';
 import { buildStep, newRun, png, tempDir } from './fixtures';
@@ -174,9 +174,16 @@ eachStore('chain format 2 in exports', (kind) => {
     const exp = exportCopy((await store.exportRun(RUN)) as RunExportV2);
     const rule = exp.chain.definition;
     exp.chain.definition = 'Nothing is chained; every value is as the clerk typed it.';
+    // seq is the store's row number, outside the chain: the report numbers the trail by chained place instead.
+    exp.auditTrail.forEach((e, i) => (e.seq = 900 + i));
     const { replay } = evidenceFromExport(exp);
     expect(replay.verify.ok).toBe(true);
     expect(replay.chain.definition).toBe(rule);
+    const report = renderReportHtml(replay);
+    expect(report).toContain('genesisHash = sha256(canonicalJson({chain: 2');
+    expect(report).not.toContain('Nothing is chained');
+    const numbers = [...report.slice(report.indexOf('id="audit-trail"')).matchAll(/<tr><td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1]));
+    expect(numbers).toEqual(exp.auditTrail.map((e) => e.pos));
   });
 
   it('refuses two audit events swapped in the export (pos and hash kept, so only the order is wrong)', async () => {
