@@ -296,5 +296,12 @@ eachStore('runs recorded before chain format 2', (kind) => {
     const v = await again.verifyRun(RUN);
     expect(v).toMatchObject({ ok: true, format: 1, steps: 1 });
     expect(v.ok && v.covers.join('\n')).toMatch(/NOT covered \(older chain format 1\)/);
+    // Its export states the genesis hash the report prints: an edit of it is named.
+    const exp = JSON.parse(JSON.stringify(await again.exportRun(RUN))) as { version: number; chain: { genesisHash: string } };
+    expect(exp.version).toBe(1);
+    expect(verifyExport(exp)).toMatchObject({ ok: true, format: 1 });
+    exp.chain.genesisHash = sha256Hex('another start');
+    expect(broken(verifyExport(exp)).field).toBe('chain.genesisHash');
+    await again.close();
   });
 });
