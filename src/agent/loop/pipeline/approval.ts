@@ -50,6 +50,8 @@ export const approvalStage: ActionStage = {
   },
 };
 
+const READ_CONTROL_MS = 10_000;
+
 /**
  * What the control of `ref` sends, read where a click lands (the centre of its part in view), by
  * the browser's own hit test in our isolated world (`submissionAt`); null when it cannot be read.
@@ -58,8 +60,9 @@ async function submissionOf(read: PageRead, ref: string, run: RunContext): Promi
   try {
     const locator = await read.resolve(ref);
     if (!locator) return null;
-    await locator.scrollIntoViewIfNeeded({ timeout: 2_000 });
-    const box = await locator.boundingBox({ timeout: 2_000 });
+    // The clerk is about to be asked anyway: a loaded desk gets time to answer, since an unread control pre-approves nothing (a second card).
+    await locator.scrollIntoViewIfNeeded({ timeout: READ_CONTROL_MS });
+    const box = await locator.boundingBox({ timeout: READ_CONTROL_MS });
     if (!box) return null;
     // The part of it inside the viewport, where a click lands (a control brought into view may show only its top).
     const view = run.o.page.viewportSize();
