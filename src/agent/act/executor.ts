@@ -7,7 +7,8 @@ import type { Outcome } from '../../shared/outcome';
 import { LivePageRead } from '../observe/observer';
 import type { PageRead } from '../observe/page-read';
 import { bringIntoView } from './into-view';
-import { chooseFromList, chooseSuggestion, dateOfFill, pickDate, typeAndReadBack, WidgetRefusal } from './widgets';
+import { chooseFromList, chooseSuggestion, dateOfFill, pickDate, typeAndReadBack, WidgetRefusal, type Acted } from './widgets';
+import { heldBy, words } from './read-back';
 import type { ValueFormat } from '../../shared/value-format';
 import { PageActivity, settle, type SettleOptions } from './settle';
 import { errorMessage } from '../../base/error-text';
@@ -19,6 +20,9 @@ import { errorMessage } from '../../base/error-text';
  *   read, or whose element is gone answers `unknown_ref` at once, and nothing is touched.
  * - Every playwright call carries a short timeout (5 s by default), never the 30 s default.
  * - After an action that did something, the page is given time to settle (see `settle.ts`).
+ * - An action that puts a value into a control (fill, select, check) reads the control back
+ *   right after acting and again once the page has settled: a control that does not hold the
+ *   value (cut, changed, dropped, flipped back) ends the action `error`, saying what it shows.
  * - Values come from the caller (the case file or the clerk), never from the model.
  */
 
@@ -93,6 +97,7 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
   const activity = new PageActivity(page);
   try {
     let message: string | undefined;
+    let acted: Acted | undefined;
     switch (action.type) {
       case 'click':
         await ensureEnabled(locator!, control!, timeout);
@@ -100,13 +105,13 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
         await locator!.click({ timeout });
         break;
       case 'fill':
-        message = await fill(page, locator!, control!, value, action.format, timeout);
+        acted = await fill(page, locator!, control!, value, action.format, timeout);
         break;
       case 'select':
-        message = await select(page, read, locator!, control!, value, timeout);
+        acted = await select(page, read, locator!, control!, value, timeout);
         break;
       case 'check':
-        await check(locator!, control!, action.checked, timeout);
+        acted = await check(locator!, control!, action.checked, timeout);
         break;
       case 'clear':
         message = await clear(locator!, control!, timeout);
@@ -128,6 +133,10 @@ export async function executeAction(page: Page, read: PageRead, action: Action, 
     if (options.settle !== false) {
       settleMs = await settle(page, activity, { quietMs: QUIET_MS[action.type], loadTimeoutMs: navigationTimeout, ...(options.settle ?? {}) });
     }
+    // The control once more, now that the page has had its say: still holding what was put there?
+    const mismatch = acted ? await acted.readBack(timeout) : null;
+    if (mismatch) return { status: 'error', message: mismatch, ms: ms() };
+    message = acted?.message ?? message;
     const note = [message, settleMs ? `settled in ${settleMs} ms` : undefined].filter(Boolean).join('; ');
     return note ? { status: 'done', message: note, ms: ms() } : { status: 'done', ms: ms() };
   } catch (err) {
@@ -162,7 +171,7 @@ async function ensureEnabled(locator: Locator, control: Control, timeout: number
   if (await locator.isDisabled({ timeout: Math.min(timeout, 1_000) })) throw new Stop('error', `${control.label} is disabled`);
 }
 
-async function fill(page: Page, locator: Locator, control: Control, value: FieldValue | null | undefined, format: ValueFormat | undefined, timeout: number): Promise<string | undefined> {
+async function fill(page: Page, locator: Locator, control: Control, value: FieldValue | null | undefined, format: ValueFormat | undefined, timeout: number): Promise<Acted> {
   if (typeof value !== 'string') throw new Stop('error', `fill needs a text value for ${control.label}; got ${value === undefined || value === null ? 'none' : typeof value}`);
   if (control.role === 'combobox' && control.options) throw new Stop('error', `${control.label} is a drop-down list: use select, not fill`);
   if (!(await locator.isEditable({ timeout: Math.min(timeout, 1_000) }))) {
@@ -171,7 +180,7 @@ async function fill(page: Page, locator: Locator, control: Control, value: Field
     if (date) return widget(() => pickDate(page, locator, control, date, timeout));
     throw new Stop('error', `${control.label} is disabled or read-only`);
   }
-  return widget(() => typeAndReadBack(locator, control, value, timeout).then(() => undefined));
+  return widget(async () => ({ readBack: await typeAndReadBack(locator, control, value, format, timeout) }));
 }
 
 /** Runs a widget driver; its refusal becomes the action's outcome. */
@@ -227,11 +236,19 @@ async function clear(locator: Locator, control: Control, timeout: number): Promi
   return before === '' ? 'it was empty already' : undefined;
 }
 
-async function check(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<void> {
+async function check(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<Acted> {
   await ensureEnabled(locator, control, timeout);
   if (control.role === 'radio' && !checked) throw new Stop('error', `${control.label} is a radio button: it cannot be unticked; choose another option of its group`);
   await bringIntoView(locator, timeout);
   await locator.setChecked(checked, { timeout });
+  return { readBack: (t) => stillChecked(locator, control, checked, t) };
+}
+
+/** A box still ticked (or not) as the action left it; null when it is, or is gone. */
+async function stillChecked(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<string | null> {
+  const held = await heldBy(locator, timeout);
+  if (!held || held.checked === null || held.checked === checked) return null;
+  return `${control.label} is ${held.checked === true ? 'ticked' : held.checked === 'mixed' ? 'partly ticked' : 'not ticked'} once the page settled, after it was ${checked ? 'ticked' : 'unticked'} (the page changed it back)`;
 }
 
 /** Normalised for comparing option labels: case, width and spacing do not matter. */
@@ -239,7 +256,7 @@ function normaliseOption(text: string): string {
   return text.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-async function select(page: Page, read: PageRead, locator: Locator, control: Control, value: FieldValue | null | undefined, timeout: number): Promise<string | undefined> {
+async function select(page: Page, read: PageRead, locator: Locator, control: Control, value: FieldValue | null | undefined, timeout: number): Promise<Acted> {
   if (typeof value !== 'string') throw new Stop('error', `select needs an option label for ${control.label}; got ${value === undefined || value === null ? 'none' : typeof value}`);
   const wanted = normaliseOption(value);
 
@@ -254,9 +271,9 @@ async function select(page: Page, read: PageRead, locator: Locator, control: Con
         const labels = options.map((o) => (o.label || o.text).normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase());
         let index = labels.indexOf(want);
         if (index < 0) index = options.map((o) => o.value.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase()).indexOf(want);
-        return { tag: 'select', index, disabled: index >= 0 && options[index]!.disabled, labels: options.map((o) => (o.label || o.text).trim()).slice(0, 40) };
+        return { tag: 'select', index, disabled: index >= 0 && options[index]!.disabled, chosen: index >= 0 ? (options[index]!.label || options[index]!.text).trim() : '', labels: options.map((o) => (o.label || o.text).trim()).slice(0, 40) };
       }
-      return { tag: el.localName, index: -1, disabled: false, labels: [] as string[] };
+      return { tag: el.localName, index: -1, disabled: false, chosen: '', labels: [] as string[] };
     },
     wanted,
     { timeout },
@@ -265,7 +282,19 @@ async function select(page: Page, read: PageRead, locator: Locator, control: Con
     if (kind.index < 0) throw new Stop('error', `${control.label} has no option "${value}"; options: ${kind.labels.join(', ')}`);
     if (kind.disabled) throw new Stop('error', `option "${value}" of ${control.label} is disabled`);
     await locator.selectOption({ index: kind.index }, { timeout });
-    return undefined;
+    const label = kind.chosen;
+    const holds = async (t: number): Promise<string | null> => {
+      const held = await heldBy(locator, t);
+      return held && words(held.value) !== words(label) ? `${control.label} shows "${held.value.slice(0, 80)}" after choosing "${label}"` : null;
+    };
+    const now = await holds(timeout);
+    if (now) throw new Stop('error', `${now} (the page changed the choice back)`);
+    return {
+      readBack: async (t) => {
+        const later = await holds(t);
+        return later ? `${later}, once the page settled (the page changed the choice back)` : null;
+      },
+    };
   }
 
   // Custom widgets: a text input with suggestions, or a drop-down drawn by the page (select2, chosen, ARIA combobox / listbox).
@@ -275,7 +304,7 @@ async function select(page: Page, read: PageRead, locator: Locator, control: Con
 }
 
 /** For a radio or radio group: tick the radio of the same group whose label is the value. */
-async function selectRadio(read: PageRead, control: Control, value: string, timeout: number): Promise<string | undefined> {
+async function selectRadio(read: PageRead, control: Control, value: string, timeout: number): Promise<Acted> {
   const wanted = normaliseOption(value);
   const entry = read instanceof LivePageRead ? read.entry(control.ref) : undefined;
   const groupName = control.role === 'radiogroup' ? control.name : control.group;
@@ -295,7 +324,7 @@ async function selectRadio(read: PageRead, control: Control, value: string, time
   await ensureEnabled(radio, target, timeout);
   await bringIntoView(radio, timeout);
   await radio.check({ timeout });
-  return target === control ? undefined : `ticked ${target.label}`;
+  return { ...(target === control ? {} : { message: `ticked ${target.label}` }), readBack: (t) => stillChecked(radio, target, true, t) };
 }
 
 /** A one-line reason from a playwright error: what blocked the action, not the whole call log. */

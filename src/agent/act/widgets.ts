@@ -3,12 +3,14 @@ import type { Control } from '../../shared/observation';
 import { caseDate, type ValueFormat } from '../../shared/value-format';
 import { PortalDeskError } from '../../base/portal-desk-error';
 import { bringIntoView } from './into-view';
+import { bare, heldBy, holdsText, quoted, showsChoice, showsDate, words, type ReadBack } from './read-back';
 
 /**
  * Widgets a plain `fill` or `selectOption` does not drive, driven by code: a read-only date box
  * with a calendar, an autocomplete or combobox that only takes a choice from its list, and the
  * read-back after each (the control must show what was chosen, or the action is reported as not
- * taken instead of moving on). Values always come from the case, through the guard.
+ * taken instead of moving on; see read-back.ts). Each driver returns its read-back, which the
+ * executor runs again once the page has settled. Values always come from the case, through the guard.
  */
 
 /** Ends a widget action with an outcome (the executor turns it into the action's outcome). */
@@ -21,16 +23,17 @@ export class WidgetRefusal extends PortalDeskError {
   }
 }
 
+/** What a widget driver did: a note for the step, and the read-back the executor runs once the page has settled. */
+export interface Acted {
+  message?: string;
+  readBack: ReadBack;
+}
+
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 /** How long a list or calendar may take to appear after typing or a click. */
 const APPEAR_MS = 1_500;
 /** Months a calendar is paged at most (20 years either way). */
 const MAX_PAGES = 240;
-
-/** Letters and digits only, lower-cased: a box that adds its own spaces or dashes still shows the value. */
-function bare(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-}
 
 /** What a box shows: an input's value, or an editable element's text. */
 async function shownValue(locator: Locator, timeout: number): Promise<string> {
@@ -39,15 +42,40 @@ async function shownValue(locator: Locator, timeout: number): Promise<string> {
 
 /**
  * Types into an editable box and reads it back: the box must hold the text (its letters and
- * digits; a mask may add spaces or dashes). A box that cut the text short (a maxlength) or
- * changed it is reported, not left as if it were right.
+ * digits; a mask may add spaces, dashes, a prefix or grouping; a date may be rewritten). Then it
+ * leaves the box, as a clerk tabbing on would, so the page's change and blur handlers run now and
+ * not at the next action, reads it again and puts the focus back. A box that cut the text short (a maxlength),
+ * changed it, or dropped it when it was left is reported, not passed over as if it were right.
  */
-export async function typeAndReadBack(locator: Locator, control: Control, text: string, timeout: number): Promise<void> {
+export async function typeAndReadBack(locator: Locator, control: Control, text: string, format: ValueFormat | undefined, timeout: number): Promise<ReadBack> {
+  const date = dateOfFill(text, format);
   await locator.fill(text, { timeout });
-  const shown = await shownValue(locator, timeout);
-  if (shown !== text && bare(shown) !== bare(text)) {
-    throw new WidgetRefusal('error', `${control.label} shows "${shown.slice(0, 80)}" after typing "${text.slice(0, 80)}" (the box changed or cut the value); check what the page expects`);
+  const typed = await shownValue(locator, timeout);
+  if (!holdsText(typed, text, date)) {
+    throw new WidgetRefusal('error', `${control.label} shows ${quoted(typed)} after typing ${quoted(text)} (the box changed or cut the value); check what the page expects`);
   }
+  // Leave the box (its blur and change handlers run now), read it, and come back to it, so a key
+  // pressed next still goes to it (Enter in a search box).
+  const left = await locator
+    .evaluate(
+      (el) => {
+        const box = el as HTMLElement;
+        box.blur();
+        const value = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el.value : (el.textContent ?? '');
+        if (box.isConnected) box.focus({ preventScroll: true });
+        return value;
+      },
+      undefined,
+      { timeout },
+    )
+    .catch(() => null);
+  if (left !== null && !holdsText(left, text, date)) {
+    throw new WidgetRefusal('error', `${control.label} shows ${quoted(left)} once the box was left, after typing ${quoted(text)} (the page dropped or changed the value); check what the page expects`);
+  }
+  return async (t) => {
+    const now = await heldBy(locator, t);
+    return now && !holdsText(now.value, text, date) ? `${control.label} shows ${quoted(now.value)} once the page settled, after typing ${quoted(text)} (the page dropped or changed the value)` : null;
+  };
 }
 
 /** The date a fill means, from the case text and the format it was written in. */
@@ -70,7 +98,7 @@ export function dateOfFill(text: string, format: ValueFormat | undefined): { yea
  * to the month, clicks the day, and reads the box back: it must then hold that date in some
  * writing (the day and the year at least, and the month as a number or a name).
  */
-export async function pickDate(page: Page, locator: Locator, control: Control, date: { year: number; month: number; day: number }, timeout: number): Promise<string> {
+export async function pickDate(page: Page, locator: Locator, control: Control, date: { year: number; month: number; day: number }, timeout: number): Promise<Acted> {
   await bringIntoView(locator, timeout);
   await locator.click({ timeout });
   const calendar = page.locator('[role=dialog]:visible, [role=grid]:visible, .calendar:visible, .datepicker:visible').first();
@@ -124,12 +152,16 @@ export async function pickDate(page: Page, locator: Locator, control: Control, d
   await day.click({ timeout });
 
   const value = await shownValue(locator, timeout);
-  const numbers = value.match(/\d+/g)?.map(Number) ?? [];
-  const hasMonth = numbers.includes(date.month) || value.toLowerCase().includes(monthName.slice(0, 3));
-  if (!numbers.includes(date.day) || !numbers.includes(date.year) || !hasMonth) {
-    throw new WidgetRefusal('error', `${control.label} shows "${value.slice(0, 40)}" after picking ${date.day} ${monthName} ${date.year} in its calendar`);
+  if (!showsDate(value, date)) {
+    throw new WidgetRefusal('error', `${control.label} shows ${quoted(value, 40)} after picking ${date.day} ${monthName} ${date.year} in its calendar`);
   }
-  return `picked ${date.day} ${monthName} ${date.year} in the calendar (the box shows "${value.slice(0, 40)}")`;
+  return {
+    message: `picked ${date.day} ${monthName} ${date.year} in the calendar (the box shows ${quoted(value, 40)})`,
+    readBack: async (t) => {
+      const now = await heldBy(locator, t);
+      return now && !showsDate(now.value, date) ? `${control.label} shows ${quoted(now.value, 40)} once the page settled, after picking ${date.day} ${monthName} ${date.year} in its calendar` : null;
+    },
+  };
 }
 
 function exactName(value: string): RegExp {
@@ -142,7 +174,7 @@ function exactName(value: string): RegExp {
  * clicks the suggestion equal to the value and reads the box back. A value the list does not offer
  * is refused and the typed text taken out again, so nothing off the list stays in the box.
  */
-export async function chooseSuggestion(page: Page, locator: Locator, control: Control, value: string, timeout: number): Promise<string | undefined> {
+export async function chooseSuggestion(page: Page, locator: Locator, control: Control, value: string, timeout: number): Promise<Acted> {
   await locator.fill(value, { timeout });
   const option = page.getByRole('option', { name: exactName(value) }).filter({ visible: true }).first();
   const appeared = await option.waitFor({ state: 'visible', timeout: APPEAR_MS }).then(
@@ -158,16 +190,32 @@ export async function chooseSuggestion(page: Page, locator: Locator, control: Co
   await bringIntoView(option, timeout);
   await option.click({ timeout });
   const shown = await shownValue(locator, timeout);
-  if (bare(shown) !== bare(value)) throw new WidgetRefusal('error', `${control.label} shows "${shown.slice(0, 80)}" after choosing "${value}" from its list`);
-  return undefined;
+  if (bare(shown) !== bare(value)) throw new WidgetRefusal('error', `${control.label} shows ${quoted(shown)} after choosing "${value}" from its list`);
+  return {
+    readBack: async (t) => {
+      const now = await heldBy(locator, t);
+      return now && bare(now.value) !== bare(value) ? `${control.label} shows ${quoted(now.value)} once the page settled, after choosing "${value}" from its list` : null;
+    },
+  };
+}
+
+/**
+ * Whether a drawn drop-down shows the choice: the native select it stands for holds it, where it
+ * has one (its drawn text alone is not enough: that is what a broken widget still shows), else its
+ * own text or value, or the option its aria-activedescendant names, shows it as whole words.
+ */
+function listShows(held: { value: string; native: string | null; active: string | null }, value: string): boolean {
+  if (held.native !== null) return words(held.native) === words(value);
+  return showsChoice(held.value, value) || (held.active !== null && showsChoice(held.active, value));
 }
 
 /**
  * A drop-down drawn by the page (a select2- or chosen-style box, an ARIA combobox or listbox):
  * opens it, types into its search box where it has one, clicks the option equal to the value,
- * and reads the control back (its text, or the native select it stands for, must show the value).
+ * and reads the control back (the native select it stands for, or its text, must hold the value;
+ * in a listbox whose options say whether they are selected, the option must say so).
  */
-export async function chooseFromList(page: Page, locator: Locator, control: Control, value: string, timeout: number): Promise<string | undefined> {
+export async function chooseFromList(page: Page, locator: Locator, control: Control, value: string, timeout: number): Promise<Acted> {
   const name = exactName(value);
   const scopeIsList = control.role === 'listbox';
   if (!scopeIsList) {
@@ -187,17 +235,26 @@ export async function chooseFromList(page: Page, locator: Locator, control: Cont
     throw new WidgetRefusal('error', `${control.label} shows no option "${value}"${control.options?.length ? `; options: ${control.options.join(', ')}` : ''}`);
   }
   await bringIntoView(option, timeout);
-  await option.click({ timeout });
-  const shown = await locator.evaluate((el) => {
-    const own = el instanceof HTMLInputElement ? el.value : (el.textContent ?? '');
-    // A select2/chosen box stands for a hidden native select just before it.
-    const native = el.closest('.select2-container, .chosen-container, [data-widget=select]')?.previousElementSibling;
-    const real = native instanceof HTMLSelectElement ? (native.selectedOptions[0]?.text ?? '') : '';
-    const selected = el.getAttribute('aria-activedescendant') ? (document.getElementById(el.getAttribute('aria-activedescendant')!)?.textContent ?? '') : '';
-    return [own, real, selected];
-  }, undefined, { timeout });
-  if (control.role !== 'listbox' && !shown.some((s) => bare(s).includes(bare(value)))) {
-    throw new WidgetRefusal('error', `${control.label} shows "${shown[0]!.trim().slice(0, 80)}" after choosing "${value}"`);
+  if (scopeIsList) {
+    // Which options of the list say whether they are selected: only then can the choice be read back.
+    const marked = (await locator.locator('[role=option][aria-selected]').count().catch(() => 0)) > 0;
+    await option.click({ timeout });
+    const chosen = async (t: number): Promise<boolean | null> => {
+      const held = await heldBy(option, t);
+      return held === null || !marked ? null : held.selected === 'true';
+    };
+    if ((await chosen(timeout)) === false) throw new WidgetRefusal('error', `${control.label}: option "${value}" is not selected after it was clicked`);
+    return { readBack: async (t) => ((await chosen(t)) === false ? `${control.label}: option "${value}" is no longer selected once the page settled` : null) };
   }
-  return undefined;
+  await option.click({ timeout });
+  const shown = await heldBy(locator, timeout);
+  if (shown && !listShows(shown, value)) {
+    throw new WidgetRefusal('error', `${control.label} shows ${quoted(shown.native ?? shown.value)} after choosing "${value}"${shown.native !== null && showsChoice(shown.value, value) ? ' (its box shows the choice, but the list it stands for does not hold it)' : ''}`);
+  }
+  return {
+    readBack: async (t) => {
+      const now = await heldBy(locator, t);
+      return now && !listShows(now, value) ? `${control.label} shows ${quoted(now.native ?? now.value)} once the page settled, after choosing "${value}"` : null;
+    },
+  };
 }

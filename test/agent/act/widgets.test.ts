@@ -10,7 +10,9 @@ import { FixtureBrowser, startFixtureServer, type FixtureServer } from '../obser
  * Widgets driven by code, in real Chromium (test/fixtures/pages/widgets.html): a read-only date box
  * with a calendar, an autocomplete that only takes a choice from its list, a select2-style box for
  * a hidden select, div checkboxes and switches, inputs in an open shadow root, and the read-back
- * after each action (a box that changed or cut the value is reported, not passed over).
+ * after each action (a box that changed or cut the value is reported, not passed over), and
+ * widgets that silently drop what they were given (test/fixtures/pages/widgets-drop.html): each is
+ * reported as a mismatch, read back right after acting or once the page has settled.
  */
 
 let server: FixtureServer;
@@ -27,9 +29,9 @@ afterAll(async () => {
   await server.close();
 });
 
-async function open(): Promise<{ page: Page; read: LivePageRead }> {
+async function open(file = 'widgets.html'): Promise<{ page: Page; read: LivePageRead }> {
   const page = await browser.page();
-  await page.goto(server.url('widgets.html'));
+  await page.goto(server.url(file));
   return { page, read: await observer.read(page) };
 }
 
@@ -95,5 +97,51 @@ describe('widgets driven by code', () => {
     const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Old PIN code').ref, field: 'pin' }, '411038');
     expect(outcome.status).toBe('error');
     expect(outcome.message).toMatch(/shows "4110" after typing "411038"/);
+  });
+});
+
+describe('read back after acting: widgets that silently drop the value are reported, not moved past', () => {
+  it('a box that empties itself when it is left', async () => {
+    const { page, read } = await open('widgets-drop.html');
+    const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Licence number').ref, field: 'licence' }, 'TL-2041');
+    expect(outcome).toMatchObject({ status: 'error', message: expect.stringMatching(/Licence number.* shows "" once the box was left, after typing "TL-2041"/) });
+    expect(await page.locator('#licence').inputValue()).toBe('');
+  });
+
+  it('a box that empties itself once the server has answered (seen once the page settled)', async () => {
+    const { page, read } = await open('widgets-drop.html');
+    const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Reference code').ref, field: 'reference' }, 'REF-77');
+    expect(outcome).toMatchObject({ status: 'error', message: expect.stringMatching(/Reference code.* shows "" once the page settled, after typing "REF-77"/) });
+    expect(await page.locator('#reference').inputValue()).toBe('');
+  });
+
+  it('a native select that goes back to its first option', async () => {
+    const { page, read } = await open('widgets-drop.html');
+    const outcome = await executeAction(page, read, { type: 'select', ref: find(read, 'combobox', 'Category').ref, field: 'category' }, 'Retail');
+    expect(outcome).toMatchObject({ status: 'error', message: expect.stringMatching(/Category.* shows "Choose" after choosing "Retail".*changed the choice back/) });
+    expect(await page.locator('#category').inputValue()).toBe('Choose');
+  });
+
+  it('a drawn checkbox that flips back', async () => {
+    const { page, read } = await open('widgets-drop.html');
+    const outcome = await executeAction(page, read, { type: 'check', ref: find(read, 'checkbox', 'Paperless billing').ref, checked: true });
+    expect(outcome).toMatchObject({ status: 'error', message: expect.stringMatching(/Paperless billing.* is not ticked once the page settled, after it was ticked/) });
+    expect(await page.locator('#paperless').getAttribute('aria-checked')).toBe('false');
+  });
+
+  it('a select2-style box that shows the choice but never sets the select the form sends', async () => {
+    const { page, read } = await open('widgets-drop.html');
+    const outcome = await executeAction(page, read, { type: 'select', ref: find(read, 'combobox', 'Zone').ref, field: 'zone' }, 'Zone 1');
+    expect(outcome).toMatchObject({ status: 'error', message: expect.stringMatching(/Zone.* after choosing "Zone 1" \(its box shows the choice, but the list it stands for does not hold it\)/) });
+    expect(await page.locator('#zone-box').textContent()).toBe('Zone 1');
+    expect(await page.locator('#zone').inputValue()).toBe('');
+  });
+
+  it('boxes that rewrite the value when left but keep every digit are not a mismatch', async () => {
+    const { page, read } = await open('widgets-drop.html');
+    expect((await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Mobile number').ref, field: 'mobile' }, '9006285241')).status).toBe('done');
+    expect(await page.locator('#mobile').inputValue()).toBe('90062 85241');
+    expect((await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Fee paid').ref, field: 'fee' }, '1500')).status).toBe('done');
+    expect(await page.locator('#fee').inputValue()).toBe('1,500.00');
   });
 });
