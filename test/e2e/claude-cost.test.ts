@@ -5,7 +5,7 @@ import { executeRun } from '../../src/service/run-service';
 import { bindLabProfile } from '../../lab';
 import { LabCredentials } from '../../lab/demo/lab-portals';
 import { EngineBench, RecordingApprovals, ScriptedInputs } from '../support/engine';
-import { breakpointPrefixes, labFormFillingModel, startMessagesApi } from '../support/messages-api';
+import { breakpointPrefixes, labFormFillingModel, startMessagesApi } from '../../lab/messages-api';
 
 /**
  * What one form costs on the Claude path, per lab portal: calls and input / cached / output tokens,

@@ -6,7 +6,7 @@ import { loadCaseFile } from '../../src/agent/case/case-files';
 import { compareSubmission } from '../../lab';
 import { openStore } from '../../src/store';
 import { REPO, runCli } from '../support/cli';
-import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
+import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
 
 const SHOPS_CASE = join(REPO, 'resources/cases/shops-renewal-anand-bakery.json');
 

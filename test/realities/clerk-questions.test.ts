@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldNameFor } from '../../src/agent/decide/rules/rules-planner';
 import { compareSubmission } from '../../lab';
-import { formFillingModel, reply, startMessagesApi, type MessagesApi } from '../support/messages-api';
+import { formFillingModel, reply, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
 import { caseFrom, occurrences, RealityBench, ScriptedInputs, stepsIntact } from './support';
 
 /**

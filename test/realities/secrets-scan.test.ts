@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labAccount, startLab, type Lab } from '../../lab';
 import { openStore } from '../../src/store';
 import { runCli } from '../support/cli';
-import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
+import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
 import { caseFrom, filesUnder, occurrences, tempDir, writeCase } from './support';
 
 /**

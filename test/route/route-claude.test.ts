@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnthropicPlanner } from '../../src/agent/decide/anthropic';
 import { EngineBench } from '../support/engine';
-import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../support/messages-api';
+import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
 import { routeRun, routeStore } from './support';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicConfigError, AnthropicPlanner, loadAnthropicConfig } from '../../../src/agent/decide/anthropic';
 import { PlannerError } from '../../../src/agent/decide/planner';
-import { type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../support/messages-api';
+import { type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../../lab/messages-api';
 import { blocks, CASE, detailsPage, input, messagesOf, plannerFor, TEST_KEY, turnOf } from './fixtures';
 
 let api: MessagesApi | undefined;

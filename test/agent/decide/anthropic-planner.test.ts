@@ -3,7 +3,7 @@ import { actOnPageJsonSchema, digest, SYSTEM_PROMPT } from '../../../src/agent/d
 import { estimateTokens } from '../../../src/agent/decide/anthropic/conversation';
 import { PlannerError } from '../../../src/agent/decide/planner';
 import type { StepAction } from '../../../src/shared/run';
-import { formFillingModel, type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../support/messages-api';
+import { formFillingModel, type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../../lab/messages-api';
 import { allBlocks, blocks, CASE, control, detailsPage, input, messagesOf, observation, plannerFor, PNG, pngOf, ran, stepAction, TEST_KEY, turnOf } from './fixtures';
 
 let api: MessagesApi | undefined;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONSERVATIVE_CACHE_MINIMUM, minimumCacheableTokens, runCacheMinimum } from '../../../src/agent/decide/anthropic/cache-breakpoints';
-import { breakpointPrefixes, type MessagesApi, reply, startMessagesApi } from '../../support/messages-api';
+import { breakpointPrefixes, type MessagesApi, reply, startMessagesApi } from '../../../lab/messages-api';
 import { CASE, control, input, observation, plannerFor, ran, turnOf } from './fixtures';
 
 let api: MessagesApi | undefined;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { strictJsonSchema } from '../../../src/agent/decide/action-json-schema';
 import { extract, isActionInstruction } from '../../../src/agent/decide/extract';
 import { PlannerError } from '../../../src/agent/decide/planner';
-import { type MessagesApi, reply, startMessagesApi } from '../../support/messages-api';
+import { type MessagesApi, reply, startMessagesApi } from '../../../lab/messages-api';
 import { blocks, control, messagesOf, observation, TEST_KEY } from './fixtures';
 
 let api: MessagesApi | undefined;

@@ -5,7 +5,7 @@ import type { CaseView, PlanInput } from '../../../src/agent/decide/planner';
 import type { Action, Turn } from '../../../src/shared/action';
 import { Control, Observation } from '../../../src/shared/observation';
 import type { StepAction } from '../../../src/shared/run';
-import type { MessagesApi, RecordedRequest, WireBlock, WireMessage } from '../../support/messages-api';
+import type { MessagesApi, RecordedRequest, WireBlock, WireMessage } from '../../../lab/messages-api';
 
 /** Synthetic observations and planner inputs, built through the zod contracts. */
 

@@ -3,7 +3,7 @@ import { renderControl } from '../../../src/agent/decide/anthropic';
 import type { Action } from '../../../src/shared/action';
 import type { Observation } from '../../../src/shared/observation';
 import type { StepAction } from '../../../src/shared/run';
-import { formFillingModel, type MessagesApi, parseControlLine, parsePage, reply, startMessagesApi, untrustedBlocks } from '../../support/messages-api';
+import { formFillingModel, type MessagesApi, parseControlLine, parsePage, reply, startMessagesApi, untrustedBlocks } from '../../../lab/messages-api';
 import { CASE, control, input, observation, plannerFor, PNG, pngOf, TEST_KEY } from './fixtures';
 
 let api: MessagesApi | undefined;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareSubmission } from '../../../lab';
-import { labFormFillingModel, reply, startMessagesApi, type MessagesApi } from '../../support/messages-api';
+import { labFormFillingModel, reply, startMessagesApi, type MessagesApi } from '../../../lab/messages-api';
 import { caseFrom, RealityBench, stepsIntact } from '../../realities/support';
 
 /**

@@ -11,7 +11,7 @@ import type { LoginStateStore } from '../../../src/shared/credentials';
 import { READ_RESULT_EVENT, ReadResult } from '../../../src/shared/read-result';
 import { REPO } from '../../support/cli';
 import { EngineBench, RecordingApprovals, ScriptedInputs } from '../../support/engine';
-import { reply, startMessagesApi, type MessagesApi } from '../../support/messages-api';
+import { reply, startMessagesApi, type MessagesApi } from '../../../lab/messages-api';
 
 /**
  * Read-only tasks on the three lab portals: each status check (a known answer, the lab's

@@ -4,7 +4,7 @@ import type { Control, Observation } from '../../../shared/observation';
  * The page as the model reads it: a compact text rendering of an observation inside an
  * untrusted block. Everything inside the block came from the web page and is data only.
  *
- * Format (one control a line; test/support/messages-api parses it back):
+ * Format (one control a line; lab/messages-api parses it back):
  *
  *   <untrusted_page_content>
  *   url: https://portal.example/apply/address
