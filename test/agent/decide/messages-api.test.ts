@@ -188,3 +188,37 @@ describe('formFillingModel', () => {
     expect(api.requests).toHaveLength(5);
   });
 });
+
+describe('the loopback refuses strict JSON schemas outside the structured-outputs subset', () => {
+  const base = { model: 'claude-sonnet-5-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+  const tool = (input_schema: unknown) => ({ ...base, tools: [{ name: 'act_on_page', strict: true, input_schema }] });
+  const closed = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+
+  it.each([
+    ['an open object', tool({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }), "tools.0.custom.input_schema: For 'object' type, 'additionalProperties' must be explicitly set to false"],
+    ['a nested open object', tool(closed({ a: { type: 'object', properties: {} } })), "tools.0.custom.input_schema.properties.a: For 'object' type, 'additionalProperties' must be explicitly set to false"],
+    ['maxLength', tool(closed({ a: { type: 'string', maxLength: 5 } })), "tools.0.custom.input_schema.properties.a: The 'maxLength' keyword is not supported in strict JSON schemas (structured outputs)"],
+    ['minimum', tool(closed({ a: { type: 'integer', minimum: 0 } })), "tools.0.custom.input_schema.properties.a: The 'minimum' keyword is not supported in strict JSON schemas (structured outputs)"],
+    ['minItems 2', tool(closed({ a: { type: 'array', items: { type: 'string' }, minItems: 2 } })), "tools.0.custom.input_schema.properties.a: For 'array' type, 'minItems' values other than 0 or 1 are not supported"],
+    ['an unsupported format', tool(closed({ a: { type: 'string', format: 'iban' } })), "tools.0.custom.input_schema.properties.a: String format 'iban' is not supported"],
+    ['oneOf', tool(closed({ a: { oneOf: [{ type: 'string' }, { type: 'null' }] } })), "tools.0.custom.input_schema.properties.a: The 'oneOf' keyword is not supported in strict JSON schemas (structured outputs)"],
+    [
+      'a recursive output format',
+      { ...base, output_config: { format: { type: 'json_schema', schema: { ...closed({ node: { $ref: '#/$defs/node' } }), $defs: { node: closed({ kids: { type: 'array', items: { $ref: '#/$defs/node' } } }) } } } } },
+      'output_config.format.schema: Recursive schemas are not supported in strict JSON schemas (structured outputs)',
+    ],
+  ])('refuses %s with a 400 invalid_request_error', async (_what, body, message) => {
+    api = await startMessagesApi([reply.text('unused')]);
+    const response = await post(api.url, body);
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message }, request_id: expect.any(String) });
+    expect(api.remaining()).toBe(1);
+  });
+
+  it('accepts a schema inside the subset, and a non-strict tool whatever its schema', async () => {
+    api = await startMessagesApi([reply.text('ok'), reply.text('ok')]);
+    const good = closed({ a: { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] }, b: { type: 'array', items: { type: 'integer' }, minItems: 1 } });
+    expect((await post(api.url, tool(good))).status).toBe(200);
+    expect((await post(api.url, { ...base, tools: [{ name: 't', input_schema: { type: 'object', properties: { a: { type: 'string', maxLength: 3 } } } }] })).status).toBe(200);
+  });
+});
