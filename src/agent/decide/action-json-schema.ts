@@ -172,7 +172,37 @@ function transform(input: JsonSchema, path: string): JsonSchema {
 
 /** Makes a generated JSON Schema strict-compatible (see the module comment). Pure; the input is not changed. */
 export function toStrictJsonSchema(schema: JsonSchema): JsonSchema {
-  return transform(schema, '(root)');
+  const strict = transform(schema, '(root)');
+  const cycle = recursiveDef(strict);
+  if (cycle) throw new Error(`(root).$defs.${cycle}: recursive schemas (z.lazy referring to itself) cannot be strict; the API refuses them (400). Give the data a fixed depth`);
+  return strict;
+}
+
+/** The name of a `$defs` entry that refers back to itself (directly or through others), if any. */
+function recursiveDef(schema: JsonSchema): string | null {
+  const defs = isObject(schema['$defs']) ? schema['$defs'] : {};
+  const refsIn = (value: unknown, out: Set<string>): Set<string> => {
+    if (Array.isArray(value)) for (const item of value) refsIn(item, out);
+    else if (isObject(value)) {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === '$ref' && typeof inner === 'string') out.add(inner.replace(/^#\/\$defs\//, ''));
+        else refsIn(inner, out);
+      }
+    }
+    return out;
+  };
+  for (const name of Object.keys(defs)) {
+    const seen = new Set<string>();
+    const queue = [...refsIn(defs[name], new Set())];
+    while (queue.length > 0) {
+      const next = queue.shift()!;
+      if (next === name) return name;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push(...refsIn(defs[next], new Set()));
+    }
+  }
+  return null;
 }
 
 const looseCache = new WeakMap<z.ZodType, JsonSchema>();

@@ -168,4 +168,12 @@ describe('strict schemas of other zod schemas', () => {
     expect(() => strictJsonSchema(z.object({ byName: z.record(z.string(), z.number()) }))).toThrow(/records/);
     expect(() => toStrictJsonSchema({ type: 'object', properties: { t: { type: 'array', prefixItems: [{ type: 'string' }] } } })).toThrow(/tuples/);
   });
+
+  it('refuses a recursive schema, which the API answers with a 400, and keeps a shared non-recursive one', () => {
+    type Node = { name: string; kids: Node[] };
+    const Node: z.ZodType<Node> = z.lazy(() => z.strictObject({ name: z.string(), kids: z.array(Node) }));
+    expect(() => strictJsonSchema(z.strictObject({ root: Node }))).toThrow(/recursive schemas .* cannot be strict/);
+    const Leaf = z.strictObject({ v: z.string() });
+    expect(() => strictJsonSchema(z.strictObject({ a: Leaf, b: Leaf }))).not.toThrow();
+  });
 });

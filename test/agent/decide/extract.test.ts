@@ -79,6 +79,14 @@ describe('extract', () => {
     expect(result.data).toBe('SHP-2026-00417');
   });
 
+  it('sends no request for a recursive schema, which the API (and the loopback) refuse with a 400', async () => {
+    type Section = { title: string; sections: Section[] };
+    const Section: z.ZodType<Section> = z.lazy(() => z.strictObject({ title: z.string(), sections: z.array(Section) }));
+    api = await startMessagesApi([reply.json({ title: 'unused', sections: [] })]);
+    await expect(extract(CONFIRMATION, 'List the sections', Section, { env: { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: api.url } })).rejects.toThrow(/recursive schemas .* cannot be strict/);
+    expect(api.requests).toHaveLength(0);
+  });
+
   it('rejects data that does not match the schema, after the one call', async () => {
     api = await startMessagesApi([reply.json({ number: 'HACKED', feeInr: 1500, paidOn: null }), reply.json({ number: 'SHP-2026-00417', feeInr: 1500, paidOn: null })]);
     const error = await extract(CONFIRMATION, 'What is the application number?', Receipt, { env: { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: api.url } }).catch((e: unknown) => e);
