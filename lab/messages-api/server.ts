@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { paramProblem } from './param-rules';
 import { strictSchemaProblem } from './schema-rules';
 import { contentProblem, MAX_REQUEST_BYTES } from './content-rules';
 import { type Reply, reply } from './replies';
@@ -145,6 +146,8 @@ function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions
   if (content) return content;
   const schema = strictSchemaProblem(body);
   if (schema) return schema;
+  const params = paramProblem(body);
+  if (params) return params;
   const forced = body.tool_choice?.['type'] === 'tool' || body.tool_choice?.['type'] === 'any';
   const thinking = (body['thinking'] as { type?: unknown } | undefined)?.type;
   // Extended thinking takes tool_choice auto or none only (the extended-thinking page, "Tool choice limitation").

@@ -222,3 +222,27 @@ describe('the loopback refuses strict JSON schemas outside the structured-output
     expect((await post(api.url, { ...base, tools: [{ name: 't', input_schema: { type: 'object', properties: { a: { type: 'string', maxLength: 3 } } } }] })).status).toBe(200);
   });
 });
+
+describe('the loopback refuses sampling parameters the API refuses', () => {
+  const hi = [{ role: 'user', content: 'hi' }];
+  it.each([
+    ['max_tokens over the model maximum', { model: 'claude-3-5-haiku-20241022', max_tokens: 16_384, messages: hi }, 'max_tokens: 16384 > 8192, which is the maximum allowed number of output tokens for claude-3-5-haiku-20241022'],
+    ['temperature with top_p', { model: 'claude-sonnet-4-5', max_tokens: 10, temperature: 0.2, top_p: 0.9, messages: hi }, '`temperature` and `top_p` cannot both be specified for this model. Please use only one.'],
+    ['a thinking budget of max_tokens', { model: 'claude-sonnet-4-5', max_tokens: 2_048, thinking: { type: 'enabled', budget_tokens: 2_048 }, messages: hi }, /^`max_tokens` must be greater than `thinking.budget_tokens`/],
+    ['a thinking budget under 1024', { model: 'claude-sonnet-4-5', max_tokens: 4_096, thinking: { type: 'enabled', budget_tokens: 512 }, messages: hi }, 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024'],
+    ['temperature 0 with thinking', { model: 'claude-sonnet-4-5', max_tokens: 4_096, temperature: 0, thinking: { type: 'enabled', budget_tokens: 1_024 }, messages: hi }, /^`temperature` may only be set to 1 when thinking is enabled/],
+  ])('refuses %s with a 400 invalid_request_error', async (_what, body, message) => {
+    api = await startMessagesApi([reply.text('unused')]);
+    const response = await post(api.url, body);
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect((response.json['error'] as { message: string }).message).toMatch(typeof message === 'string' ? new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : message);
+  });
+
+  it('accepts max_tokens at the maximum, one sampling knob, and an unknown model id', async () => {
+    api = await startMessagesApi([reply.text('ok'), reply.text('ok'), reply.text('ok')]);
+    expect((await post(api.url, { model: 'claude-haiku-4-5-20251001', max_tokens: 64_000, messages: hi })).status).toBe(200);
+    expect((await post(api.url, { model: 'claude-sonnet-4-5', max_tokens: 10, temperature: 0.2, messages: hi })).status).toBe(200);
+    expect((await post(api.url, { model: 'claude-sonnet-5-5', max_tokens: 128_000, messages: hi })).status).toBe(200);
+  });
+});
