@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Message, MessageCreateParamsNonStreaming, TextBlock } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, TextBlock } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import type { Observation } from '../../shared/observation';
 import type { ModelCall } from '../../shared/run';
@@ -7,9 +7,10 @@ import { parseStrictOutput, strictJsonSchema } from './action-json-schema';
 import { CallLog } from './anthropic/call-log';
 import { apiHost, createClient, requestTimeoutMs } from './anthropic/client';
 import { type AnthropicConfig, type AnthropicOptions, loadAnthropicConfig } from './anthropic/config';
-import { maxTokensError, plannerErrorFrom, refusalError } from './anthropic/errors';
+import { maxTokensError, pauseLimitError, plannerErrorFrom, refusalError } from './anthropic/errors';
 import { neutraliseDelimiters, pageBlock, UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './anthropic/page-block';
 import { DEFAULT_PRICES } from './anthropic/prices';
+import { maxOutputTokens } from './anthropic/request-limits';
 import { PlannerError } from './planner';
 
 /**
@@ -74,6 +75,9 @@ interface ExtractResult<T> {
   call: ModelCall;
 }
 
+/** Paused turns (`pause_turn`) an extraction is continued through before it fails, as the planner's. */
+const MAX_PAUSE_CONTINUATIONS = 3;
+
 const isObjectSchema = (schema: z.ZodType): boolean => (schema as { _zod?: { def?: { type?: string } } })._zod?.def?.type === 'object';
 
 /**
@@ -96,7 +100,7 @@ export async function extract<T extends z.ZodType>(
   const log = new CallLog('anthropic-extract', config.model, { ...DEFAULT_PRICES, ...config.prices });
   const doing = 'extracting data from the page';
 
-  const request = (maxTokens: number): MessageCreateParamsNonStreaming => ({
+  const request = (maxTokens: number, paused: ContentBlockParam[]): MessageCreateParamsNonStreaming => ({
     model: config.model,
     max_tokens: maxTokens,
     system: EXTRACT_SYSTEM_PROMPT,
@@ -109,12 +113,19 @@ export async function extract<T extends z.ZodType>(
           { type: 'text', text: pageBlock(observation) },
         ],
       },
+      // A paused turn goes back unchanged as the last message, and the model goes on with it.
+      ...(paused.length > 0 ? [{ role: 'assistant' as const, content: paused }] : []),
     ],
   });
-  let maxTokens = config.maxTokens;
+  // The model's own output maximum caps max_tokens: past it the API refuses the request (400).
+  const ceiling = Math.min(config.maxTokensCeiling, maxOutputTokens(config.model));
+  const firstMaxTokens = Math.min(config.maxTokens, maxOutputTokens(config.model));
+  let maxTokens = firstMaxTokens;
+  let paused: ContentBlockParam[] = [];
+  let pauses = 0;
   let message: Message;
   for (;;) {
-    const params = request(maxTokens);
+    const params = request(maxTokens, paused);
     const startedAt = Date.now();
     try {
       message = await client.messages.create(params, { timeout: requestTimeoutMs(config, maxTokens) });
@@ -124,9 +135,16 @@ export async function extract<T extends z.ZodType>(
     }
     log.answered(params, message, startedAt);
     if (message.stop_reason === 'refusal') throw refusalError(message, log.mustCall(), doing);
+    if (message.stop_reason === 'pause_turn') {
+      pauses += 1;
+      if (pauses > MAX_PAUSE_CONTINUATIONS) throw pauseLimitError(MAX_PAUSE_CONTINUATIONS, log.mustCall(), doing);
+      paused = [...paused, ...(message.content as ContentBlockParam[])];
+      continue;
+    }
     // Cut off (thinking counts against max_tokens, and the JSON is then incomplete): once more with twice the room, as the planner does.
-    if (message.stop_reason === 'max_tokens' && maxTokens === config.maxTokens && maxTokens < config.maxTokensCeiling) {
-      maxTokens = Math.min(maxTokens * 2, config.maxTokensCeiling);
+    if (message.stop_reason === 'max_tokens' && maxTokens === firstMaxTokens && maxTokens < ceiling) {
+      maxTokens = Math.min(maxTokens * 2, ceiling);
+      paused = [];
       continue;
     }
     if (message.stop_reason === 'max_tokens') throw maxTokensError(maxTokens, log.mustCall(), doing);

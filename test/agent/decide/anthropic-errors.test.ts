@@ -193,6 +193,16 @@ describe('the anthropic planner under API errors', () => {
     expect(error.call).not.toBeNull();
   });
 
+  it("keeps max_tokens within the model's documented output maximum (the API refuses more with a 400), and does not retry at it", async () => {
+    const server = await serve([reply.maxTokens(), reply.toolUse(GOOD)]);
+    const planner = plannerFor(server, { model: 'claude-3-haiku-20240307', maxTokens: 8_192, maxTokensCeiling: 32_000 });
+    planner.start(CASE);
+    const error = await failure(planner.decide(input(0, detailsPage('r10'))));
+    expect(error.kind).toBe('max_tokens');
+    expect(error.message).toMatch(/cut off at max_tokens \(4096\)/);
+    expect(server.requests.map((request) => request.body.max_tokens)).toEqual([4_096]);
+  });
+
   it('explains a refusal with what the API reported', async () => {
     const server = await serve([reply.refusal({ category: 'general_harms', explanation: 'The request was declined.' })]);
     const planner = plannerFor(server);

@@ -111,6 +111,35 @@ describe('extract', () => {
     expect(api.requests).toHaveLength(3);
   });
 
+  it('never asks a model for more max_tokens than it can give (the API refuses that with a 400), and does not retry at its maximum', async () => {
+    const cut = reply.json({ number: 'SHP-2026-00417', feeInr: 1500, paidOn: null });
+    cut.body['content'] = [{ type: 'text', text: '{"number": "SHP-2026-00', citations: null }];
+    cut.body['stop_reason'] = 'max_tokens';
+    api = await startMessagesApi([cut, reply.json({ unused: true })]);
+    const env = { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_MODEL: 'claude-3-5-haiku-20241022' };
+    const error = await extract(CONFIRMATION, 'What is the application number?', Receipt, { env, maxTokens: 8_192, maxTokensCeiling: 32_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'max_tokens' });
+    expect(api.requests.map((request) => request.body.max_tokens)).toEqual([8_192]);
+  });
+
+  it('continues a paused turn (pause_turn) by sending it back, and fails clearly after three pauses', async () => {
+    const pause = (): ReturnType<typeof reply.pauseTurn> => {
+      const paused = reply.pauseTurn();
+      paused.body['content'] = [{ type: 'text', text: 'Reading the page.', citations: null }];
+      return paused;
+    };
+    api = await startMessagesApi([pause(), reply.json({ number: 'SHP-2026-00417', feeInr: 1500, paidOn: null }), pause(), pause(), pause(), pause()]);
+    const env = { ANTHROPIC_API_KEY: TEST_KEY, ANTHROPIC_BASE_URL: api.url };
+    const result = await extract(CONFIRMATION, 'What is the application number?', Receipt, { env });
+    expect(result.data).toEqual({ number: 'SHP-2026-00417', feeInr: 1500 });
+    expect(api.requests[1]!.body.messages!.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Reading the page.', citations: null }] });
+    const error = await extract(CONFIRMATION, 'What is the application number?', Receipt, { env }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlannerError);
+    expect(error).toMatchObject({ kind: 'unavailable' });
+    expect((error as Error).message).toMatch(/paused the turn more than 3 times while extracting/);
+    expect(api.requests).toHaveLength(6);
+  });
+
   it('waits for a reply as long as its max_tokens may take, not only the configured timeout', async () => {
     const slow = async () => {
       await new Promise((resolve) => setTimeout(resolve, 1_500));

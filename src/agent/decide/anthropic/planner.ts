@@ -22,7 +22,7 @@ import { isForcedToolChoiceRejected, isMalformedBody, malformedBodyError, maxTok
 import { DEFAULT_PRICES, type PriceTable } from './prices';
 import { ACT_ON_PAGE, NO_TOOL_CALL_NUDGE, openingTurn, SYSTEM_PROMPT } from './prompt';
 import { renderEarlierTurns, renderNotes, renderPrevious, turnLine } from './report';
-import { MAX_IMAGES_PER_REQUEST, MAX_REQUEST_BYTES, requestShape, screenshotRefusal } from './request-limits';
+import { MAX_IMAGES_PER_REQUEST, MAX_REQUEST_BYTES, maxOutputTokens, requestShape, screenshotRefusal } from './request-limits';
 import { screenshotReason } from './screenshot-policy';
 
 export interface AnthropicPlannerOptions extends AnthropicOptions {
@@ -212,13 +212,15 @@ export class AnthropicPlanner implements Planner {
         throw refusalError(message, log.mustCall(), doing);
       }
       if (message.stop_reason === 'max_tokens') {
-        if (!retriedWithMoreTokens && maxTokens < this.config.maxTokensCeiling) {
-          maxTokens = Math.min(maxTokens * 2, this.config.maxTokensCeiling);
+        // The model's own output maximum caps the retry: past it the API refuses the request (400), and at it a retry asks for nothing more.
+        const ceiling = Math.min(this.config.maxTokensCeiling, maxOutputTokens(run.model));
+        if (!retriedWithMoreTokens && params.max_tokens < ceiling) {
+          maxTokens = Math.min(params.max_tokens * 2, ceiling);
           retriedWithMoreTokens = true;
           paused = [];
           continue;
         }
-        throw maxTokensError(maxTokens, log.mustCall(), doing);
+        throw maxTokensError(params.max_tokens, log.mustCall(), doing);
       }
       if (message.stop_reason === 'model_context_window_exceeded') {
         throw new PlannerError('budget', `The conversation no longer fits ${message.model}'s context window while ${doing}. Lower tokenBudget. No action was taken for this step.`, log.mustCall());
@@ -360,7 +362,7 @@ export class AnthropicPlanner implements Planner {
     const cached = breakpointsFor({ tools: this.toolTokens, system: this.systemTokens, opening: 0, whole: 0 }, this.cacheMinimum, false);
     return {
       model,
-      max_tokens: maxTokens,
+      max_tokens: Math.min(maxTokens, maxOutputTokens(model)),
       system: [cached.system ? { type: 'text', text: SYSTEM_PROMPT, cache_control: EPHEMERAL } : { type: 'text', text: SYSTEM_PROMPT }] as TextBlockParam[],
       tools: [actOnPageTool(cached.tools)],
       tool_choice: this.toolChoiceParam(),

@@ -36,3 +36,21 @@ export function requestShape(value: unknown): { images: number; bytes: number } 
   });
   return { images, bytes: text === undefined ? 0 : Buffer.byteLength(text) };
 }
+
+/**
+ * Documented maximum output ("Models overview", max output) of the model ids whose limit is
+ * below what the planner may ask for; the API refuses a larger `max_tokens` with a 400
+ * ("max_tokens: N > M, which is the maximum allowed number of output tokens for MODEL").
+ */
+const MAX_OUTPUT: [RegExp, number][] = [
+  [/^claude-opus-4-1?(-\d{8})?$/, 32_000],
+  [/^claude-(sonnet-4(-[56])?|haiku-4-5|opus-4-5)(-\d{8})?$/, 64_000],
+  [/^claude-3-5-haiku(-\d{8}|-latest)?$/, 8_192],
+  [/^claude-3-haiku(-\d{8})?$/, 4_096],
+];
+
+/** The most `max_tokens` a request to this model may carry (Infinity for ids not listed; the config caps those). */
+export function maxOutputTokens(model: string): number {
+  const id = model.toLowerCase().split('/').pop() ?? model;
+  return MAX_OUTPUT.find(([pattern]) => pattern.test(id))?.[1] ?? Number.POSITIVE_INFINITY;
+}
