@@ -107,6 +107,26 @@ function countCacheControl(value: unknown): number {
   return count;
 }
 
+/**
+ * The cache TTL rules ("Prompt caching", 1-hour cache duration): `ttl` is "5m" (the default) or
+ * "1h", and a longer TTL must come before a shorter one in the cache order (tools, system,
+ * messages; a top-level cache_control marks the last block).
+ */
+function ttlProblem(body: RequestBody): string | null {
+  const system = Array.isArray(body.system) ? (body.system as Record<string, unknown>[]) : [];
+  const marked: unknown[] = [...(body.tools ?? []), ...system, ...(body.messages ?? []).flatMap((message) => blocksOf(message))].map((block) => (block as Record<string, unknown>)['cache_control']);
+  marked.push(body['cache_control']);
+  let sawShort = false;
+  for (const control of marked) {
+    if (!control || typeof control !== 'object') continue;
+    const ttl = (control as { ttl?: unknown }).ttl ?? '5m';
+    if (ttl !== '5m' && ttl !== '1h') return `cache_control.ttl: Input should be '5m' or '1h'`;
+    if (ttl === '1h' && sawShort) return "a cache_control block with ttl='1h' must not come after one with ttl='5m': longer TTLs must appear before shorter ones";
+    if (ttl === '5m') sawShort = true;
+  }
+  return null;
+}
+
 const withoutThinking = (blocks: WireBlock[]): WireBlock[] => blocks.filter((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
 /** A response's blocks as they may come back: without the empty text blocks the API would refuse in a request. */
 const sendable = (blocks: WireBlock[]): WireBlock[] => blocks.filter((block) => !(block.type === 'text' && String(block['text'] ?? '').trim() === ''));
@@ -142,6 +162,8 @@ function validate(body: RequestBody, log: IssuedLog, options: MessagesApiOptions
   if (messages[0]?.role !== 'user') return 'messages.0: the first message must use the "user" role';
   const breakpoints = countCacheControl(body);
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
+  const ttl = ttlProblem(body);
+  if (ttl) return ttl;
   const content = contentProblem(body);
   if (content) return content;
   const schema = strictSchemaProblem(body);

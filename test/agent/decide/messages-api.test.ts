@@ -246,3 +246,24 @@ describe('the loopback refuses sampling parameters the API refuses', () => {
     expect((await post(api.url, { model: 'claude-sonnet-5-5', max_tokens: 128_000, messages: hi })).status).toBe(200);
   });
 });
+
+describe('the loopback keeps the cache TTL rules', () => {
+  const request = (first: Record<string, unknown>, second: Record<string, unknown>) => ({
+    model: 'claude-sonnet-5-5',
+    max_tokens: 10,
+    system: [{ type: 'text', text: 'You fill forms.', cache_control: first }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: second }] }],
+  });
+
+  it('refuses a 1h breakpoint after a 5m one, and a TTL other than 5m or 1h, with a 400', async () => {
+    api = await startMessagesApi([reply.text('ok'), reply.text('ok')]);
+    const late = await post(api.url, request({ type: 'ephemeral' }, { type: 'ephemeral', ttl: '1h' }));
+    expect(late.status).toBe(400);
+    expect(late.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/ttl='1h' must not come after one with ttl='5m'/) } });
+    const odd = await post(api.url, request({ type: 'ephemeral', ttl: '24h' }, { type: 'ephemeral' }));
+    expect(odd.status).toBe(400);
+    expect(odd.json).toMatchObject({ error: { type: 'invalid_request_error', message: "cache_control.ttl: Input should be '5m' or '1h'" } });
+    expect((await post(api.url, request({ type: 'ephemeral', ttl: '1h' }, { type: 'ephemeral' }))).status).toBe(200);
+    expect((await post(api.url, request({ type: 'ephemeral' }, { type: 'ephemeral' }))).status).toBe(200);
+  });
+});
