@@ -8,7 +8,7 @@
  * - A text block holds text: "text content blocks must be non-empty" / "must contain
  *   non-whitespace text" (also inside a tool_result, and in `system`).
  * - Images ("Images and vision"): JPEG, PNG, GIF or WebP, and the bytes must be what
- *   `media_type` says; at most 8000×8000 px, and at most 2000×2000 px once a request carries more
+ *   `media_type` says; at most 5 MB of base64 data each; at most 8000×8000 px, and at most 2000×2000 px once a request carries more
  *   than 20 images; at most 100 images in a request (the documented count for models with a
  *   200k-token context window, the smallest documented).
  * - The request body is at most 32 MB on the standard endpoints (413 `request_too_large`).
@@ -18,6 +18,8 @@ import type { RequestBody, WireBlock, WireMessage } from './server';
 
 /** The documented request size limit of the standard Messages API endpoint. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** Per image, the API's limit on the base64 data ("Images and vision": 5 MB per image via the API). */
+const MAX_IMAGE_BASE64_BYTES = 5 * 1024 * 1024;
 const MAX_IMAGE_EDGE = 8_000;
 const MANY_IMAGES = 20;
 const MANY_IMAGES_MAX_EDGE = 2_000;
@@ -102,7 +104,9 @@ export function contentProblem(body: RequestBody): string | null {
       if (!(MEDIA_TYPES as readonly string[]).includes(mediaType)) {
         return `${path}.source.base64.media_type: Input should be ${MEDIA_TYPES.map((type) => `'${type}'`).join(', ')}`;
       }
-      const facts = imageFacts(Buffer.from(String(source['data'] ?? ''), 'base64'));
+      const data = String(source['data'] ?? '');
+      if (data.length > MAX_IMAGE_BASE64_BYTES) return `${path}.image.source.base64: image exceeds 5 MB maximum: ${data.length} bytes > ${MAX_IMAGE_BASE64_BYTES} bytes`;
+      const facts = imageFacts(Buffer.from(data, 'base64'));
       if (facts.mediaType === null) return `${path}.source.base64.data: Could not process image`;
       if (facts.mediaType !== mediaType) return `${path}.source.base64.data: Image does not match the provided media type ${mediaType}`;
       if ((facts.width ?? 0) > MAX_IMAGE_EDGE || (facts.height ?? 0) > MAX_IMAGE_EDGE) {

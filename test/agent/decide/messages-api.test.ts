@@ -267,3 +267,17 @@ describe('the loopback keeps the cache TTL rules', () => {
     expect((await post(api.url, request({ type: 'ephemeral' }, { type: 'ephemeral' }))).status).toBe(200);
   });
 });
+
+describe('the loopback keeps the per-image size limit', () => {
+  it('refuses an image over 5 MB of base64 data with a 400, as the API words it', async () => {
+    api = await startMessagesApi([reply.text('unused')]);
+    const data = Buffer.from(pngOf(2_000, 3_000, true)).toString('base64');
+    const response = await post(api.url, {
+      model: 'claude-sonnet-5-5',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }, { type: 'text', text: 'read it' }] }],
+    });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ error: { type: 'invalid_request_error', message: `messages.0.content.0.image.source.base64: image exceeds 5 MB maximum: ${data.length} bytes > 5242880 bytes` } });
+  });
+});
