@@ -226,14 +226,14 @@ describe('the requests the anthropic planner sends', () => {
     const gatedPage = (read: string) => detailsPage(read, { controls: [control({ ref: `${read}c1`, role: 'button', name: 'Submit application', gated: true })] });
     const answer = () => reply.toolUse(turnOf([{ type: 'click', ref: 'r0c1' }]));
     /** Steps on a page with a gated button (each brings a screenshot), every turn ran. */
-    async function steps(count: number, png: Uint8Array): Promise<RecordedRequest[]> {
+    async function steps(count: number, png: Uint8Array, imageSent = true): Promise<RecordedRequest[]> {
       const server = await serve(() => answer());
       const planner = plannerFor(server, { tokenBudget: 1_000_000 });
       planner.start(CASE);
       let previous: StepAction[] = [];
       for (let step = 0; step < count; step += 1) {
         const turn = await planner.decide({ ...input(step, gatedPage(`r${step + 10}`), previous), screenshot: async () => png });
-        expect(turn.call?.imageSent).toBe(true);
+        expect(turn.call?.imageSent).toBe(imageSent);
         previous = ran(turn.turn);
       }
       return server.requests;
@@ -255,8 +255,13 @@ describe('the requests the anthropic planner sends', () => {
       expect(imagesPer[imagesPer.length - 1]).toBeLessThan(20);
     });
 
-    it('never near 32 MB: noisy 6 MB screenshots (8 MB as base64) would make the fourth request too big', async () => {
-      const requests = await steps(5, pngOf(2_000, 3_000, true));
+    it('never sends a screenshot over 5 MB as base64 (the API refuses it with a 400): the read goes without it', async () => {
+      const requests = await steps(2, pngOf(2_000, 3_000, true), false);
+      expect(requests.every((request) => !request.raw.includes('"type":"image"'))).toBe(true);
+    });
+
+    it('never near 32 MB: noisy 3.6 MB screenshots (4.8 MB as base64) would make the seventh request too big', async () => {
+      const requests = await steps(8, pngOf(1_800, 2_000, true));
       const sizes = requests.map((request) => Buffer.byteLength(request.raw));
       expect(Math.max(...sizes)).toBeLessThanOrEqual(30 * 1024 * 1024);
       expect(Math.max(...sizes)).toBeGreaterThan(20 * 1024 * 1024);

@@ -2,7 +2,7 @@
  * What the Messages API refuses outright, whatever the token budget: limits its documentation
  * gives ("Images and vision", "request size limits"). The planner keeps every request inside them.
  *
- * - An image larger than 8000×8000 px is rejected; once a request carries more than 20 images,
+ * - An image over 5 MB (its base64 data) or larger than 8000×8000 px is rejected; once a request carries more than 20 images,
  *   every image must be within 2000×2000 px. The planner keeps a request to at most 20 images, so
  *   the second limit never applies to a screenshot taken on a high-density screen.
  * - The request body is at most 32 MB on the standard endpoints (413 `request_too_large`); the
@@ -10,6 +10,8 @@
  */
 
 const MAX_IMAGE_EDGE = 8_000;
+/** Per image, the API refuses more than 5 MB of base64 data ("image exceeds 5 MB maximum"). */
+const MAX_IMAGE_BASE64_BYTES = 5 * 1024 * 1024;
 /** Images a request carries at most: past 20, the API's per-image limit drops to 2000×2000 px. */
 export const MAX_IMAGES_PER_REQUEST = 20;
 /** Bytes of JSON a request may reach: the documented 32 MB, less a margin. */
@@ -24,6 +26,8 @@ export function screenshotRefusal(png: Uint8Array): string | null {
   const width = bytes.readUInt32BE(16);
   const height = bytes.readUInt32BE(20);
   if (width > MAX_IMAGE_EDGE || height > MAX_IMAGE_EDGE) return `${width}×${height} px, over the API's ${MAX_IMAGE_EDGE} px limit`;
+  const base64Bytes = 4 * Math.ceil(bytes.length / 3);
+  if (base64Bytes > MAX_IMAGE_BASE64_BYTES) return `${base64Bytes} bytes as base64, over the API's 5 MB per-image limit`;
   return null;
 }
 
