@@ -147,7 +147,7 @@ export async function extract<T extends z.ZodType>(
       paused = [];
       continue;
     }
-    if (message.stop_reason === 'max_tokens') throw maxTokensError(maxTokens, log.mustCall(), doing);
+    if (message.stop_reason === 'max_tokens') throw maxTokensError(maxTokens, log.mustCall(), doing, maxTokens >= maxOutputTokens(config.model) ? config.model : undefined);
     break;
   }
   const call = log.mustCall();

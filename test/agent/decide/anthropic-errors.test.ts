@@ -199,7 +199,7 @@ describe('the anthropic planner under API errors', () => {
     planner.start(CASE);
     const error = await failure(planner.decide(input(0, detailsPage('r10'))));
     expect(error.kind).toBe('max_tokens');
-    expect(error.message).toMatch(/cut off at max_tokens \(4096\)/);
+    expect(error.message).toMatch(/cut off at max_tokens \(4096\), the most claude-3-haiku-20240307 can give.*use a model with a larger output/);
     expect(server.requests.map((request) => request.body.max_tokens)).toEqual([4_096]);
   });
 

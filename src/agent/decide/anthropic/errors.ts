@@ -112,7 +112,14 @@ export function refusalError(message: Message, call: ModelCall, doing: string): 
   );
 }
 
-export function maxTokensError(maxTokens: number, call: ModelCall, doing: string): PlannerError {
+export function maxTokensError(maxTokens: number, call: ModelCall, doing: string, atMaximumOf?: string): PlannerError {
+  if (atMaximumOf) {
+    return new PlannerError(
+      'max_tokens',
+      `The model's reply was cut off at max_tokens (${maxTokens}), the most ${atMaximumOf} can give, while ${doing}, so no complete turn came back. ${NOTHING_RAN} Lower the effort, or use a model with a larger output, and resume the run.`,
+      call,
+    );
+  }
   return new PlannerError(
     'max_tokens',
     `The model's reply was cut off at max_tokens (${maxTokens}) while ${doing}, even after one retry with more tokens, so no complete turn came back. ` +

@@ -220,7 +220,7 @@ export class AnthropicPlanner implements Planner {
           paused = [];
           continue;
         }
-        throw maxTokensError(params.max_tokens, log.mustCall(), doing);
+        throw maxTokensError(params.max_tokens, log.mustCall(), doing, params.max_tokens >= maxOutputTokens(run.model) ? run.model : undefined);
       }
       if (message.stop_reason === 'model_context_window_exceeded') {
         throw new PlannerError('budget', `The conversation no longer fits ${message.model}'s context window while ${doing}. Lower tokenBudget. No action was taken for this step.`, log.mustCall());
