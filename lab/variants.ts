@@ -30,6 +30,11 @@ export const LabVariant = z.strictObject({
    * compromised, or showing content a user wrote), on the page its placement names.
    */
   attack: z.string().regex(/^[a-z0-9-]{1,80}$/).nullable().default(null),
+  /**
+   * A portal that changed one page: the form section with this slug is drawn in the redesigned
+   * look (its own page frame, wording and markup) while every other page keeps the layout's.
+   */
+  changedSection: z.string().regex(/^[a-z][a-z0-9-]{0,79}$/).nullable().default(null),
 });
 export type LabVariant = z.infer<typeof LabVariant>;
 export type LabVariantInput = z.input<typeof LabVariant>;

@@ -130,7 +130,7 @@ export interface LabCase {
 }
 
 /** The lab portals' start-or-continue buttons, besides the usual continue words. */
-const LAB_CONTINUE = /^(continue|next|save and continue|proceed|start a new application|continue your saved draft)\b/i;
+const LAB_CONTINUE = /^(continue|next|save and continue|proceed|start a new application|start renewal|start name change|start a return|continue your saved draft)\b/i;
 
 /** The scripted model for a whole lab run: from the dashboard through the form to the confirmation showing `applicationNumber`. */
 export function labFormFillingModel(caseFile: LabCase, applicationNumber: RegExp, options: FormFillingOptions = {}): ScriptFn {

@@ -4,6 +4,7 @@ import { blankValues, sectionKeys, type FieldValues, type SectionSpec } from '..
 import { validateSection } from '../forms/validate';
 import { html } from '../html';
 import { formOf, redirect } from '../http';
+import { LAYOUTS } from '../layouts/registry';
 import { surveyDialog } from '../overlays';
 import type { WorkCopy } from '../session';
 import { clientOf, sendPage, takeFlash, type PortalContext } from './context';
@@ -56,12 +57,14 @@ export function showSection(ctx: PortalContext, slug: string): void {
     client.surveyShown.add(ctx.portal.id);
     survey = surveyDialog();
   }
-  const main = ctx.layout.section({ portal: ctx.portal, sections, index, values: work.fields, errors: flash.errors ?? [], notice: flash.notice ?? null });
+  const layout = ctx.variant.changedSection === slug ? LAYOUTS.redesigned : ctx.layout;
+  const main = layout.section({ portal: ctx.portal, sections, index, values: work.fields, errors: flash.errors ?? [], notice: flash.notice ?? null });
   sendPage(ctx, {
     title: `${flash.errors?.length ? 'Error: ' : ''}${sections[index]!.title}`,
     main,
     extraOverlay: survey,
     sectionNav: { sections, current: slug, done: work.sectionsDone },
+    layout,
   });
 }
 

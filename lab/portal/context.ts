@@ -45,12 +45,14 @@ export interface PageOptions {
   status?: number;
   extraOverlay?: Html;
   sectionNav?: { sections: readonly SectionSpec[]; current: string | null; done: ReadonlySet<string> };
+  /** The look of this one page when it is not the variant's (the `changedSection`). */
+  layout?: Layout;
 }
 
 export function sendPage(ctx: PortalContext, options: PageOptions): void {
   const banner = ctx.variant.cookieBanner && !ctx.req.cookies[CONSENT_COOKIE] ? cookieBanner(ctx.req.path) : html``;
   const signedInAs = ctx.session.stage === 'signed-in' ? ctx.session.clientId : null;
-  const document = ctx.layout.document({
+  const document = (options.layout ?? ctx.layout).document({
     portal: ctx.portal,
     title: options.title,
     main: html`${attackContent(ctx.state, { portal: ctx.portal.id, path: ctx.req.path, attack: ctx.variant.attack, clientId: signedInAs })}${options.main}`,
