@@ -149,7 +149,7 @@ export function learnStep(input: LearnInput): { step: RouteStep } | { unlearnabl
   const extras: RouteAction[] = [];
   for (const control of observation.controls) {
     if (touched.has(control.ref) || control.disabled) continue;
-    const bound = fieldBinding(control, observation, values, names, scrub);
+    const bound = fieldBinding(control, observation, values, names, scrub) ?? tickedDeclaration(control, observation, values, names, input.cover, scrub);
     if (!bound) continue;
     if (bound.type === 'choose') {
       if (touchedGroups.has(bound.group)) continue;
@@ -173,6 +173,18 @@ export function learnStep(input: LearnInput): { step: RouteStep } | { unlearnabl
     }
   }
   return { step };
+}
+
+/**
+ * A declaration box this read shows ticked that the case lists, as a tick for the route: a turn
+ * that ticked it before this page's read (one the route could not learn, as a click on a radio
+ * beside it) left it ticked, and the next client's page needs the tick too. The follow run ticks it
+ * only if that client's case lists the declaration as well ({@link unbackedTick}).
+ */
+function tickedDeclaration(control: Control, observation: Observation, values: CaseValues, names: FieldNames, cover: CaseCover, scrub: Scrubber): RouteAction | undefined {
+  if (!BOXES.has(control.role) || control.checked !== true) return undefined;
+  if (unbackedTick(control, true, values, names, cover) !== undefined) return undefined;
+  return { type: 'check', control: identify(control, observation, scrub), checked: true };
 }
 
 /** A tick or radio choice that answers a case field (the planner named it, or the label names it). */
