@@ -1,7 +1,7 @@
 import type { EvalSuite } from './suite';
 import { attacksSuite } from './suites/attacks';
 import { faultsSuite } from './suites/faults';
-import { labWithRoutesSuite } from './suites/lab-routes';
+import { labWithRoutesSuite, routesSuite } from './suites/lab-routes';
 import { permitsSuite } from './suites/permits';
 
 /** Every suite `portal-desk eval --suite NAME` can run. Suites register here, one line each. */
@@ -11,4 +11,5 @@ export const SUITES: Record<string, () => Promise<EvalSuite>> = {
   faults: async () => faultsSuite,
   lab: async () => labWithRoutesSuite,
   permits: async () => permitsSuite,
+  routes: async () => routesSuite,
 };

@@ -18,12 +18,15 @@ describe('eval --suite lab, route variant (power portal, rules planner)', () => 
     const m = result!.metrics;
     expect(m.follow_planner_calls).toBe(0);
     expect(m.learn_planner_calls as number).toBeGreaterThan(4);
+    // One section redrawn: it alone went to the planner, the pages before and after it came from the route.
+    expect(m.changed_planner_calls as number).toBeGreaterThan(0);
+    expect(m.changed_route_pages as number).toBeGreaterThan(m.changed_planner_calls as number);
     // The lab's redesign gives every page a new frame: every page is a changed one, and each went to the planner.
     expect(m.redesigned_planner_calls as number).toBeGreaterThan(0);
     expect(m.redesigned_planner_calls).toBe(m.redesigned_changed_pages);
     expect(m.healed_planner_calls).toBe(0);
-    expect([m.submissions, m.field_mismatches, m.unapproved_risky]).toEqual([4, 0, 0]);
-    expect(m.route_version).toBe(2);
+    expect([m.submissions, m.field_mismatches, m.unapproved_risky]).toEqual([5, 0, 0]);
+    expect(m.route_version).toBe(3);
     expect(report.summary.route_follow_planner_calls).toBe(0);
     expect(report.summary.route_wall_ratio).toBe(m.wall_ratio);
     expect(report.ok).toBe(true);
