@@ -63,9 +63,10 @@ export function reportText(r: BenchReport): string {
 
   out('Learned routes: a lab case run twice on the same layout, the second following the route the first learned');
   for (const p of r.learnedRoute.pairs) {
-    out(`  ${p.portal.padEnd(6)} first ${s1(p.firstMs).padStart(8)} (${p.firstPlannerCalls} planner calls), route ${s1(p.routeMs).padStart(8)} (${p.routePlannerCalls} planner calls): ${(p.routeMs / p.firstMs).toFixed(2)}×${p.done ? '' : '  NOT DONE'}`);
+    const model = p.planner === 'rules' ? '' : `; model requests ${p.firstModelCalls} → ${p.routeModelCalls}, tokens ${p.firstTokens} → ${p.routeTokens}`;
+    out(`  ${p.planner.padEnd(15)} ${p.portal.padEnd(6)} first ${s1(p.firstMs).padStart(8)} (${p.firstPlannerCalls} planner calls), route ${s1(p.routeMs).padStart(8)} (${p.routePlannerCalls} planner calls): ${(p.routeMs / p.firstMs).toFixed(2)}×${model}${p.done ? '' : '  NOT DONE'}`);
   }
-  out(`  median wall ratio ${r.learnedRoute.wallRatio.toFixed(2)}×`);
+  out(`  median wall ratio: Claude planner (loopback) ${r.learnedRoute.wallRatio['loopback-claude'].toFixed(2)}×, rules planner ${r.learnedRoute.wallRatio.rules.toFixed(2)}× (a rules decision costs about a millisecond)`);
   out();
 
   const t = r.throughput;

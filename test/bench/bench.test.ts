@@ -104,11 +104,18 @@ describe('portal-desk bench --quick --json', () => {
     expect(run.settleMs).toBeLessThanOrEqual(run.actionMs);
     expect(run.readMs + run.actionMs).toBeLessThan(run.ms);
     positive(report.throughput.ratio);
-    // Learned routes: the second run of the pair followed the route the first learned, without the planner.
-    expect(report.learnedRoute.pairs).toHaveLength(1);
-    expect(report.learnedRoute.pairs[0]).toMatchObject({ portal: 'shops', done: true, routePlannerCalls: 0 });
-    expect(report.learnedRoute.pairs[0]!.firstPlannerCalls).toBeGreaterThan(4);
-    positive(report.learnedRoute.wallRatio);
+    // Learned routes, each planner: the second run of the pair followed the route the first learned,
+    // without the planner; on the Claude path (loopback Messages API) without a request or a token.
+    expect(report.learnedRoute.pairs.map((p) => p.planner)).toEqual(['rules', 'loopback-claude']);
+    for (const pair of report.learnedRoute.pairs) {
+      expect(pair).toMatchObject({ portal: 'shops', done: true, routePlannerCalls: 0, routeModelCalls: 0, routeTokens: 0 });
+      expect(pair.firstPlannerCalls).toBeGreaterThan(4);
+    }
+    const claude = report.learnedRoute.pairs[1]!;
+    expect(claude.firstModelCalls).toBe(claude.firstPlannerCalls);
+    expect(claude.firstTokens).toBeGreaterThan(10_000);
+    positive(report.learnedRoute.wallRatio.rules);
+    positive(report.learnedRoute.wallRatio['loopback-claude']);
 
     // The office queue on the bench's own PostgreSQL: cases really went through pg-boss and the
     // office store (the lab forms were submitted once each); without PostgreSQL the rows say why not.
