@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../../src/shared/clerk';
+import type { ApprovalDecision, ApprovalRequest } from '../../../src/shared/clerk';
 import { RecordingApprovals } from '../../support/engine';
-import { RedTeamBench, ScriptPlanner } from './support';
+import { ClickOnlyClerk, RedTeamBench, ScriptPlanner } from './support';
 
 /**
  * Red team, first round, the holes it found in the commit gate itself (now closed), each tried
@@ -14,17 +14,6 @@ afterAll(async () => bench.stop());
 
 const script = (js: string): string => `<script>${js}</script>`;
 
-/** Approves the agent's gated actions (the click on "Lodge application") and denies every held request. */
-class ClickOnlyClerk implements ApprovalGate {
-  readonly held: ApprovalRequest[] = [];
-  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    if (req.request) {
-      this.held.push(req);
-      return { decision: 'deny', by: 'test-clerk' };
-    }
-    return { decision: 'approve', by: 'test-clerk' };
-  }
-}
 
 /** Approves the agent's gated click after a while (as a clerk reads the card) and denies every held request. */
 class SlowClickClerk extends ClickOnlyClerk {

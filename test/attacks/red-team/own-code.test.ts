@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Action } from '../../../src/shared/action';
-import { RESEND_CODE, type ApprovalDecision, type ApprovalGate, type ApprovalRequest } from '../../../src/shared/clerk';
+import { RESEND_CODE } from '../../../src/shared/clerk';
 import type { Observation } from '../../../src/shared/observation';
 import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
 import type { AttackMarkup } from './allotment-portal';
-import { RedTeamBench, ScriptPlanner } from './support';
+import { ClickOnlyClerk, RedTeamBench, ScriptPlanner } from './support';
 
 /**
  * Red team, second round: routes where OUR OWN CODE does the lodging the page wants — code's
@@ -28,17 +28,6 @@ const claimOf = async (runId: string, number: string): Promise<string | undefine
   (await bench.store!.listSteps(runId)).flatMap((s) => s.actions).find((a) => a.action.type === 'done' && a.action.proof === number)?.outcome?.message ?? (undefined as string | undefined);
 const LOGIN = { get: async () => ({ username: 'rahel.okafor', password: 'plots-secret-77' }) };
 
-/** Approves the agent's gated actions (a click on "Lodge application") and denies every held request. */
-class ClickOnlyClerk implements ApprovalGate {
-  readonly held: ApprovalRequest[] = [];
-  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    if (req.request) {
-      this.held.push(req);
-      return { decision: 'deny', by: 'test-clerk' };
-    }
-    return { decision: 'approve', by: 'test-clerk' };
-  }
-}
 
 describe('code’s own clicks on controls that lodge', () => {
   it('a one-time-code page whose "Send a new code" is the lodge form’s submit: code’s press for the clerk is held, denied, nothing lodged', async () => {

@@ -6,7 +6,7 @@ import { launchChromium } from '../../../src/agent/browser/chromium';
 import type { CaseView, PlanInput, PlanResult, Planner } from '../../../src/agent/decide/planner';
 import type { Action } from '../../../src/shared/action';
 import { CaseFile } from '../../../src/shared/case-file';
-import type { ApprovalGate } from '../../../src/shared/clerk';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../../src/shared/clerk';
 import type { CredentialSource } from '../../../src/shared/credentials';
 import type { Observation } from '../../../src/shared/observation';
 import { executeRun, type FinishedRun } from '../../../src/service/run-service';
@@ -31,6 +31,18 @@ type Move = (o: Observation) => Action[] | undefined;
  * continues, lodges, and claims `done` on a page that shows an ALT- number. Each extra move is
  * tried once, before the honest step, on the first page it answers.
  */
+/** Approves the agent's gated actions (a click on "Lodge application") and denies every request the commit gate holds. */
+export class ClickOnlyClerk implements ApprovalGate {
+  readonly held: ApprovalRequest[] = [];
+  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
+    if (req.request) {
+      this.held.push(req);
+      return { decision: 'deny', by: 'test-clerk' };
+    }
+    return { decision: 'approve', by: 'test-clerk' };
+  }
+}
+
 export class ScriptPlanner implements Planner {
   readonly id = 'red-team-script';
   readonly description = 'test model: the honest flow, plus the moves an attack asks for';
