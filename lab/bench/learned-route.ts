@@ -5,6 +5,7 @@ import type { Planner } from '../../src/agent/decide/planner';
 import { RulesPlanner } from '../../src/agent/decide/rules/rules-planner';
 import { executeRun } from '../../src/service/run-service';
 import type { ApprovalGate, InputSource } from '../../src/shared/clerk';
+import { totalTokens } from '../../src/shared/run';
 import { openRouteStore } from '../../src/store';
 import { bindLabProfile, type PortalId } from '..';
 import { LabCredentials } from '../demo/lab-portals';
@@ -99,7 +100,7 @@ export async function measureLearnedRoute(env: LabFormEnv & { dir: string }, por
               );
               const ms = performance.now() - started;
               const usage = (await env.store.getRun(finished.runId))?.usage;
-              const tokens = usage ? usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens : 0;
+              const tokens = usage ? totalTokens(usage) : 0;
               return { ms, calls: planner.calls, modelCalls: loopback?.calls ?? 0, tokens, ok: finished.status === 'done' && env.lab.submissions({ clientId: caseFile.clientId }).length === 1 };
             } finally {
               await loopback?.close();

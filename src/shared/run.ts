@@ -44,6 +44,11 @@ export const TokenUsage = z.object({
 export type TokenUsage = z.infer<typeof TokenUsage>;
 export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
 
+/** Every token a usage counts, of all kinds together (input, output, cache read, cache write). */
+export function totalTokens(usage: TokenUsage): number {
+  return usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+}
+
 /** What one planner call cost and carried (digests, never payloads with secrets). */
 export const ModelCall = z.object({
   planner: z.string(),

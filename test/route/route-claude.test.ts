@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnthropicPlanner } from '../../src/agent/decide/anthropic';
+import { totalTokens } from '../../src/shared/run';
 import { EngineBench } from '../support/engine';
 import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
 import { routeRun, routeStore } from './support';
@@ -49,10 +50,9 @@ describe('Claude planner and a learned route', () => {
       expect(follow.records.every((s) => s.model === null)).toBe(true);
       expect(follow.submissions).toBe(1);
       expect(follow.mismatches).toEqual([]);
-      const tokens = (u: typeof learnUsage) => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
       console.log(
-        `claude path (loopback Messages API, tax form): first run ${learnCalls} calls, ${tokens(learnUsage)} tokens (in ${learnUsage.inputTokens}, cache read ${learnUsage.cacheReadTokens}, cache write ${learnUsage.cacheWriteTokens}, out ${learnUsage.outputTokens}), ${Math.round(learn.wallMs)} ms; ` +
-          `route run ${api.requests.length - learnCalls} calls, ${tokens(followUsage)} tokens, ${Math.round(follow.wallMs)} ms (${(follow.wallMs / learn.wallMs).toFixed(2)}×)`,
+        `claude path (loopback Messages API, tax form): first run ${learnCalls} calls, ${totalTokens(learnUsage)} tokens (in ${learnUsage.inputTokens}, cache read ${learnUsage.cacheReadTokens}, cache write ${learnUsage.cacheWriteTokens}, out ${learnUsage.outputTokens}), ${Math.round(learn.wallMs)} ms; ` +
+          `route run ${api.requests.length - learnCalls} calls, ${totalTokens(followUsage)} tokens, ${Math.round(follow.wallMs)} ms (${(follow.wallMs / learn.wallMs).toFixed(2)}×)`,
       );
     } finally {
       routes.close();

@@ -10,7 +10,7 @@ import { createPlanner } from '../../../src/service/planners';
 import type { CaseFile } from '../../../src/shared/case-file';
 import type { Observation } from '../../../src/shared/observation';
 import type { Route } from '../../../src/shared/route';
-import type { StepRecord } from '../../../src/shared/run';
+import { totalTokens, type StepRecord } from '../../../src/shared/run';
 import { openStore, routesOf, type Store } from '../../../src/store';
 import { bindLabProfile, compareSubmission, PORTAL_IDS, PORTALS, startLab, type Lab, type PortalId } from '../..';
 import { startLoopbackClaude, type LoopbackClaude } from '../../bench/loopback-claude';
@@ -227,7 +227,7 @@ async function runRound(round: Round, group: readonly LabCase[], ctx: RoundConte
       outcome,
       plannerCalls: calls.get(clientId)?.calls ?? 0,
       modelCalls: loopbacks.get(clientId)?.calls ?? 0,
-      tokens: usage ? usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens : 0,
+      tokens: usage ? totalTokens(usage) : 0,
       steps,
       submissions: submissions.length,
       mismatches: submissions.length === 1 ? compareSubmission(c.caseFile.fields, submissions[0]!.fields).map((m) => m.field) : [],
