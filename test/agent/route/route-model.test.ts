@@ -188,6 +188,37 @@ describe('route data that would answer the case for the client', () => {
       unlearnable: 'the route sets checkbox "Open on Sundays" by itself, and case field "open_on_sundays" answers it',
     });
   });
+
+  it('a declaration the read shows ticked (an earlier turn the route could not learn ticked it) is kept only where the case lists it, and followed only for a client whose case lists it', () => {
+    const declaration = 'I declare that the particulars given are true';
+    const ticked = (name: string) => {
+      const p = ownerPage('Anand Raghavan');
+      p.controls.splice(6, 0, control('checkbox', name, { checked: true }));
+      return p;
+    };
+    const unticked = (name: string) => {
+      const p = ownerPage('Meera Kulkarni');
+      p.controls.splice(6, 0, control('checkbox', name));
+      return p;
+    };
+    const learnPage = ticked(declaration);
+    const next = learnPage.controls.find((c) => c.role === 'button')!;
+    // The turn only presses the page's button; the tick was already there.
+    const learned = learnStep({ observation: learnPage, actions: [{ type: 'click', ref: next.ref }], values: A, names, scrub: new Scrubber(Object.values(A)), cover: { ...coverA, declarations: [declaration] } });
+    if (!('step' in learned)) throw new Error(learned.unlearnable);
+    const tick = learned.step.actions.find((x) => x.type === 'check' && x.field === undefined);
+    expect(tick).toMatchObject({ type: 'check', checked: true, control: { role: 'checkbox', name: declaration.toLowerCase() } });
+    expect(learned.step.actions.indexOf(tick!)).toBeLessThan(learned.step.actions.findIndex((x) => x.type === 'click'));
+    expect(follow(learned.step, unticked(declaration))).toMatchObject({ actions: expect.arrayContaining([expect.objectContaining({ type: 'check', checked: true })]) });
+    // A client whose case does not list the declaration: the planner decides the page.
+    const unlisted = resolveStep({ step: learned.step, observation: unticked(declaration), values: B, names, cover: { ...coverB, declarations: [] }, scrub: new Scrubber(Object.values(B)), profile });
+    expect(unlisted).toEqual({ mismatch: `the route ticks checkbox "${declaration}", which no declaration or field of this case covers` });
+    // A ticked box no declaration of the case covers is not kept in the route.
+    const directory = ticked('Show my shop in the public directory');
+    const plain = learnStep({ observation: directory, actions: [{ type: 'click', ref: directory.controls.find((c) => c.role === 'button')!.ref }], values: A, names, scrub: new Scrubber(Object.values(A)), cover: coverA });
+    if (!('step' in plain)) throw new Error(plain.unlearnable);
+    expect(plain.step.actions.some((x) => x.type === 'check' && x.field === undefined)).toBe(false);
+  });
 });
 
 describe('what a finished run does to its route', () => {
