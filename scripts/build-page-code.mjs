@@ -10,7 +10,11 @@ import { build } from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'src', 'agent', 'observe', 'page-code.generated.ts');
-const ENTRIES = [{ name: 'DOM_FACTS_SOURCE', entry: 'src/page/dom-facts.ts', export: 'collectDomFacts', about: 'collectDomFacts(options): DomFacts' }];
+const ENTRIES = [
+  { name: 'DOM_FACTS_SOURCE', entry: 'src/page/dom-facts.ts', export: 'collectDomFacts', about: 'collectDomFacts(options): DomFacts' },
+  { name: 'FIRST_UNSEEN_TEXT_SOURCE', entry: 'src/page/proof-text.ts', export: 'firstUnseenText', about: 'firstUnseenText(texts): string | null' },
+  { name: 'QUIET_DOM_SOURCE', entry: 'src/page/quiet-dom.ts', export: 'waitForQuietDom', about: 'waitForQuietDom({ quietMs, capMs }): Promise<boolean>' },
+];
 
 async function source({ entry, export: name }) {
   const result = await build({

@@ -12,6 +12,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY_POINTS = new Set([
   'src/cli/main.ts#main', // bin/portal-desk.js imports it by path
   'src/page/dom-facts.ts#collectDomFacts', // scripts/build-page-code.mjs builds the page code from it
+  'src/page/proof-text.ts#firstUnseenText', // built into FIRST_UNSEEN_TEXT_SOURCE (the proof check)
+  'src/page/quiet-dom.ts#waitForQuietDom', // built into QUIET_DOM_SOURCE (settling after an action)
 ]);
 
 const rel = (file) => path.relative(ROOT, file).split(path.sep).join('/');

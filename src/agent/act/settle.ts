@@ -1,5 +1,6 @@
 import type { Frame, Page, Request } from 'playwright-core';
-import { pageExpression } from '../observe/page-function';
+import { pageCall } from '../observe/page-function';
+import { QUIET_DOM_SOURCE } from '../observe/page-code.generated';
 
 /**
  * Letting the page settle after an action, so the next observation sees its result:
@@ -78,28 +79,6 @@ export class PageActivity {
   }
 }
 
-/** Resolves true once the document saw no mutation for `quietMs`, false at `capMs`. Runs in the page. */
-function waitForQuietDom(arg: { quietMs: number; capMs: number }): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    const start = performance.now();
-    let last = start;
-    const observer = new MutationObserver(() => {
-      last = performance.now();
-    });
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    const check = (): void => {
-      const now = performance.now();
-      if (now - last >= arg.quietMs || now - start >= arg.capMs) {
-        observer.disconnect();
-        resolve(now - last >= arg.quietMs);
-        return;
-      }
-      setTimeout(check, Math.max(10, Math.min(arg.quietMs - (now - last), arg.capMs - (now - start))));
-    };
-    setTimeout(check, arg.quietMs);
-  });
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the page has settled after an action; returns the milliseconds spent. */
@@ -137,7 +116,7 @@ async function quietDom(frame: Frame, quietMs: number, capMs: number): Promise<b
     timer = setTimeout(() => resolve(false), capMs + 250);
   });
   try {
-    return await Promise.race([frame.evaluate(pageExpression(waitForQuietDom, { quietMs, capMs })) as Promise<boolean>, guard]);
+    return await Promise.race([frame.evaluate(pageCall(QUIET_DOM_SOURCE, { quietMs, capMs })) as Promise<boolean>, guard]);
   } catch {
     // The document went away under the evaluate: a navigation.
     return 'navigated';

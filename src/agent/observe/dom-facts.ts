@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DomClickable, DomControl, DomError, DomFacts, DomFactsOptions } from '../../page/facts';
 import { CONTROL_ROLES } from './aria-tree';
 import { DOM_FACTS_SOURCE } from './page-code.generated';
+import { pageCall } from './page-function';
 
 /**
  * DOM facts the aria snapshot does not carry, read by ONE evaluate per frame. The page code is
@@ -52,7 +53,7 @@ export const DomFactsSchema: z.ZodType<DomFacts> = z.object({
 });
 
 const OPTIONS: DomFactsOptions = { controlRoles: [...CONTROL_ROLES] };
-const CALL = `(${DOM_FACTS_SOURCE})(${JSON.stringify(OPTIONS)})`;
+const CALL = pageCall(DOM_FACTS_SOURCE, OPTIONS);
 /**
  * The facts come back as one JSON string: playwright's value-by-value serialisation of a big
  * object costs far more than the walk itself. (Sending the source each time costs little: V8's

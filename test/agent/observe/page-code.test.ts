@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../src/agent/browser/chromium';
 import { CONTROL_ROLES } from '../../../src/agent/observe/aria-tree';
 import { DomFactsSchema } from '../../../src/agent/observe/dom-facts';
-import { DOM_FACTS_SOURCE } from '../../../src/agent/observe/page-code.generated';
+import { DOM_FACTS_SOURCE, FIRST_UNSEEN_TEXT_SOURCE, QUIET_DOM_SOURCE } from '../../../src/agent/observe/page-code.generated';
+import { pageCall } from '../../../src/agent/observe/page-function';
 
 /**
  * The page code (src/page) as a module: the committed string is the build of its sources, it
@@ -149,5 +150,30 @@ describe('page code helpers, in Chromium', () => {
     const out = await inPage<[unknown, unknown]>(html, `(h) => [h.alertsIn(document, (el) => (el && el.id === 'n' ? 7 : -1)), h.flowStep(document)]`);
     expect(out[0]).toEqual([{ message: 'Enter your name', control: 7, label: 'Name' }]);
     expect(out[1]).toEqual({ current: 'Address', index: 2, count: 4, valueText: 'Step 2 of 4' });
+  });
+
+  it('firstUnseenText (the proof check) finds readably shown text and not text hidden by clipping, colour, size, opacity, position or a zero scale', async () => {
+    const hidden = [
+      '<p style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">Clipped SHP-1</p>',
+      '<p style="color:#fefefe">White on white SHP-2</p>',
+      '<p style="font-size:5px">Tiny SHP-3</p>',
+      '<div style="opacity:0.2"><p>Faded SHP-4</p></div>',
+      '<p style="position:absolute;left:-9999px">Off page SHP-5</p>',
+      '<p style="transform:scale(0)">Scaled away SHP-6</p>',
+      '<p style="visibility:hidden">Invisible SHP-7</p>',
+      '<div style="background:#123456"><p style="color:#123457">Same as its backdrop SHP-8</p></div>',
+    ].join('');
+    await page.setContent(`<!doctype html><html><body><h1>Application submitted</h1><p>Your number is <b>SHP-0</b></p>${hidden}</body></html>`);
+    const unseen = async (texts: string[]) => page.evaluate(pageCall(FIRST_UNSEEN_TEXT_SOURCE, texts));
+    expect(await unseen(['application SUBMITTED', 'shp-0'])).toBeNull();
+    for (let n = 1; n <= 8; n++) expect(await unseen(['Application submitted', `SHP-${n}`])).toBe(`SHP-${n}`);
+    expect(FIRST_UNSEEN_TEXT_SOURCE + QUIET_DOM_SOURCE).not.toMatch(/__name|toString\(\)|require\(|process\./);
+  });
+
+  it('waitForQuietDom answers true once mutations stop, false when they go on past the cap', async () => {
+    await page.setContent('<!doctype html><html><body><p id="t">0</p></body></html>');
+    expect(await page.evaluate(pageCall(QUIET_DOM_SOURCE, { quietMs: 50, capMs: 1_000 }))).toBe(true);
+    await page.evaluate('setInterval(() => { document.getElementById("t").textContent = String(Math.random()); }, 10)');
+    expect(await page.evaluate(pageCall(QUIET_DOM_SOURCE, { quietMs: 100, capMs: 300 }))).toBe(false);
   });
 });
