@@ -55,6 +55,13 @@ const result = await build({
 // The bin runs out/cli only while it is newer than every source it was built from.
 const inputs = Object.keys(result.metafile.inputs).filter((p) => p.startsWith('src/') || p.startsWith('lab/'));
 await writeFile(path.join(NEXT, 'inputs.json'), `${JSON.stringify(inputs)}\n`);
+// Which sources each chunk holds, so a test can walk a command's static imports and name what it carries.
+const chunks = Object.fromEntries(
+  Object.entries(result.metafile.outputs)
+    .filter(([file]) => file.endsWith('.mjs'))
+    .map(([file, output]) => [path.basename(file), Object.keys(output.inputs).filter((p) => p.startsWith('src/') || p.startsWith('lab/'))]),
+);
+await writeFile(path.join(NEXT, 'chunks.json'), `${JSON.stringify(chunks)}\n`);
 await rm(OUT, { recursive: true, force: true });
 await rename(NEXT, OUT);
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);

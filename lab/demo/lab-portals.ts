@@ -51,6 +51,11 @@ export class LabHandle implements DemoPortals<Lab> {
     return { profile: bindLabProfile(profile, lab.port), lab };
   }
 
+  /** A lab portal's profile bound to a lab another process runs on `port`; undefined for any other profile. */
+  bindAt(profile: PortalProfile, port: number): PortalProfile | undefined {
+    return labPortalId(profile) ? bindLabProfile(profile, port) : undefined;
+  }
+
   async stop(): Promise<void> {
     if (this.lab) await (await this.lab).stop();
     this.lab = undefined;

@@ -58,6 +58,35 @@ describe('the built CLI (out/cli)', () => {
     expect(readFileSync(join(out, 'main.mjs'), 'utf8')).toMatch(/import\("\.\/verify-[A-Z0-9]+\.mjs"\)/);
   });
 
+  it('carries no lab module in the static import graph of a production command (the demo portals load only on demand)', () => {
+    const out = join(install, 'out', 'cli');
+    const chunks = JSON.parse(readFileSync(join(out, 'chunks.json'), 'utf8')) as Record<string, string[]>;
+    const main = readFileSync(join(out, 'main.mjs'), 'utf8');
+    const statics = (file: string): string[] => [...readFileSync(join(out, file), 'utf8').matchAll(/^import\s*(?:[^'"();]*?\sfrom\s*)?["']\.\/([^"']+)["']/gm)].map((m) => m[1]!);
+    const carried = (entry: string): Set<string> => {
+      const seen = new Set<string>();
+      const visit = (file: string) => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        statics(file).forEach(visit);
+      };
+      visit(entry);
+      return new Set([...seen].flatMap((file) => chunks[file] ?? []));
+    };
+    const chunkOf = (command: string) => main.match(new RegExp(`import\\("\\./(${command}-[A-Z0-9]+\\.mjs)"\\)`))?.[1];
+    for (const command of ['run', 'batch', 'resume', 'worker', 'replay', 'verify', 'vault', 'routes', 'purge', 'enqueue', 'waits']) {
+      const entry = chunkOf(command);
+      expect(entry, command).toBeDefined();
+      const sources = carried(entry!);
+      expect(sources.has(`src/cli/commands/${command}.ts`), command).toBe(true);
+      expect([...sources].filter((source) => source.startsWith('lab/')), command).toEqual([]);
+    }
+    // The check can fail: the lab's own command carries the lab statically, and a production
+    // command reaches it through the dynamic import that DemoLoader makes.
+    expect([...carried(chunkOf('lab')!)].some((source) => source.startsWith('lab/'))).toBe(true);
+    expect(Object.entries(chunks).some(([file, sources]) => sources.includes('lab/demo/lab-portals.ts') && !carried(chunkOf('run')!).has(file))).toBe(true);
+  });
+
   it("gives each bundled source its own folder as __dirname (resources are found from where the source was)", () => {
     const out = join(install, 'out', 'cli');
     const folders = new Set<string>();

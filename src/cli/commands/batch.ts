@@ -7,7 +7,6 @@ import { AnthropicConfigError } from '../../agent/decide/anthropic';
 import type { Lab } from '../../../lab';
 import { refusedOutcome, runBatch, type BatchOutcome } from '../../service/batch';
 import { loadBatchEntries } from '../../service/batch-entries';
-import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { createPlanner } from '../../service/planners';
 import { routesFor } from '../../service/learned-routes';
 import type { CaseFile } from '../../shared/case-file';
@@ -18,7 +17,7 @@ import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { openDeskStore } from '../store-opening';
 import { openCommandVault } from '../vault-opening';
-import { runningLab } from './run';
+import { DemoLoader } from '../demo-portals';
 
 const HELP = `portal-desk batch DIR|FILE... [options]
 
@@ -66,7 +65,8 @@ export async function batchCommand(args: string[]): Promise<number> {
   const concurrency = positiveInt('concurrency', values.concurrency, 2, 16);
   const planner = oneOf('model', values.model, PLANNERS, 'rules');
   const approveMode = oneOf('approve', values.approve, ['ask', 'all', 'none'] as const, 'ask');
-  const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
+  const demo = new DemoLoader();
+  const external = values['lab-url'] === undefined ? undefined : await demo.running(values['lab-url']);
 
   const missing = positionals.find((p) => !existsSync(p));
   if (missing !== undefined) throw new UsageError(`no such file or folder: ${shownArg(missing)}`);
@@ -75,7 +75,9 @@ export async function batchCommand(args: string[]): Promise<number> {
   const firstCase = entries.find((e): e is { source: string; caseFile: CaseFile } => 'caseFile' in e);
   if (firstCase) {
     try {
-      createPlanner(planner, loadPortalProfile(firstCase.caseFile.portal), {}, process.env, new LabHandle());
+      const profile = loadPortalProfile(firstCase.caseFile.portal);
+      await demo.prepare([profile]);
+      createPlanner(planner, profile, {}, process.env, demo);
     } catch (err) {
       if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
       if (!(err instanceof ConfigFileError)) throw err;
@@ -98,7 +100,6 @@ export async function batchCommand(args: string[]): Promise<number> {
   // the store is inside the cleanup below.
   const { vault, loginStates } = await openCommandVault();
   const store = await openDeskStore(dbPath, 'write');
-  const labHandle = new LabHandle();
   const browsers = new Map<string, Promise<Browser>>();
   const browserFor = (hostResolverRules: string | undefined): Promise<Browser> => {
     const key = hostResolverRules ?? '';
@@ -111,7 +112,6 @@ export async function batchCommand(args: string[]): Promise<number> {
   };
   // Lab logins are offered only for portals this batch bound to a lab, never to a real portal that shares an id.
   const labBound = new Set<string>();
-  const labLogins = new LabCredentials();
   let inProcessLab: Lab | undefined;
   const names = new Map<string, string>();
   const name = (runId: string) => names.get(runId);
@@ -127,16 +127,17 @@ export async function batchCommand(args: string[]): Promise<number> {
         store,
         approvals: new TerminalApprovals(approveMode, log, name),
         inputs: new TerminalInputs(values['otp-command'], {}, name),
-        credentials: new CredentialChain([vault, { get: async (clientId, portalId) => (labBound.has(portalId) ? labLogins.get(clientId, portalId) : null) }]),
+        credentials: new CredentialChain([vault, { get: async (clientId, portalId) => (labBound.has(portalId) ? demo.credentials.get(clientId, portalId) : null) }]),
         loginStates,
-        demo: labHandle,
+        demo,
         ...routesFor(store, { noRoute: values['no-route'] }),
       },
       prepare: async (caseFile) => {
         const base = profileOf(caseFile);
-        if (labPortalId(base)) labBound.add(base.id);
-        if (external && labPortalId(base)) return { browser: await browserFor(external.hostResolverRules), request: { profile: external.bind(base), planner, approveMode } };
-        const { profile, lab } = await labHandle.bind(base);
+        await demo.prepare([base]);
+        if (demo.portalId(base)) labBound.add(base.id);
+        if (external && demo.portalId(base)) return { browser: await browserFor(external.hostResolverRules), request: { profile: external.bind(base), planner, approveMode } };
+        const { profile, lab } = await demo.bind(base);
         inProcessLab ??= lab;
         return { browser: await browserFor(lab?.hostResolverRules), request: { profile, planner, approveMode, layout: lab?.variant(caseFile.clientId).layout } };
       },
@@ -156,7 +157,7 @@ export async function batchCommand(args: string[]): Promise<number> {
   } finally {
     for (const browser of browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
     store.close();
-    await labHandle.stop();
+    await demo.stop();
   }
 }
 

@@ -15,7 +15,8 @@ import {
   type Replay,
   type RunEvidence,
 } from '../../audit';
-import { LabCredentials } from '../../../lab/demo/lab-portals';
+import { loadPortalProfile } from '../../agent/case/portal-profiles';
+import { DemoLoader } from '../demo-portals';
 import { defaultDbPath, RunExportFormatError } from '../../store';
 import { dataFolder, defaultVaultDir, openVault } from '../../vault';
 import { parseCommandArgs } from '../args';
@@ -139,7 +140,16 @@ function checkWritable(flag: string, path: string): void {
  */
 async function knownSecrets(clientId: string, portal: string, log: (line: string) => void): Promise<string[]> {
   const secrets: string[] = [];
-  const lab = await new LabCredentials().get(clientId, portal);
+  const demo = new DemoLoader();
+  const profile = (() => {
+    try {
+      return loadPortalProfile(portal);
+    } catch {
+      return undefined; // a portal this desk has no profile for is no demo portal
+    }
+  })();
+  if (profile) await demo.prepare([profile]);
+  const lab = await demo.credentials.get(clientId, portal);
   if (lab) secrets.push(lab.password);
   if (existsSync(defaultVaultDir(dataFolder()))) {
     try {

@@ -3,7 +3,6 @@ import { launchChromium } from '../../agent/browser/chromium';
 import { CaseFile } from '../../shared/case-file';
 import { PortalProfile } from '../../shared/portal-profile';
 import { FINAL_STATUSES, type RunSummary } from '../../shared/run';
-import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
 import { defaultDbPath } from '../../store';
@@ -14,7 +13,8 @@ import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk
 import { formatStep } from '../step-log';
 import { openDeskStore } from '../store-opening';
 import { openCommandVault } from '../vault-opening';
-import { parseAnswers, runningLab } from './run';
+import { parseAnswers } from './run';
+import { DemoLoader } from '../demo-portals';
 
 const HELP = `portal-desk resume RUN_ID [options]
 
@@ -72,13 +72,13 @@ export async function resumeCommand(args: string[]): Promise<number> {
     timeLimitMs: positiveInt('time-limit', values['time-limit'], 400, 3600) * 1000,
   };
   const answers = parseAnswers(values.answer);
-  const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
+  const demo = new DemoLoader();
+  const external = values['lab-url'] === undefined ? undefined : await demo.running(values['lab-url']);
 
   const dbPath = values.db ?? defaultDbPath();
   const { vault, loginStates } = await openCommandVault();
   const store = await openDeskStore(dbPath, 'write', { mustExist: true });
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const labHandle = new LabHandle();
   try {
     await store.markInterrupted();
     const run = await store.getRun(runId);
@@ -98,13 +98,14 @@ export async function resumeCommand(args: string[]): Promise<number> {
 
     let profile = stored.data.profile;
     let hostResolverRules: string | undefined;
-    if (labPortalId(profile)) {
+    await demo.prepare([profile]);
+    if (demo.portalId(profile)) {
       const base = withoutLabPort(profile);
       if (external) {
         profile = external.bind(base);
         hostResolverRules = external.hostResolverRules;
       } else {
-        const bound = await labHandle.bind(base);
+        const bound = await demo.bind(base);
         profile = bound.profile;
         hostResolverRules = bound.lab?.hostResolverRules;
         bound.lab?.configure(caseFile.clientId, { layout: stored.data.layout === 'redesigned' ? 'redesigned' : 'original' });
@@ -125,9 +126,9 @@ export async function resumeCommand(args: string[]): Promise<number> {
           browser,
           approvals: new TerminalApprovals(approveMode, log),
           inputs: new TerminalInputs(values['otp-command'], answers),
-          credentials: new CredentialChain(labPortalId(profile) ? [vault, new LabCredentials()] : [vault]),
+          credentials: new CredentialChain(demo.portalId(profile) ? [vault, demo.credentials] : [vault]),
           loginStates,
-          demo: labHandle,
+          demo,
         },
         {
           caseFile,
@@ -164,7 +165,7 @@ export async function resumeCommand(args: string[]): Promise<number> {
     }
   } finally {
     store.close();
-    await labHandle.stop();
+    await demo.stop();
   }
 }
 

@@ -5,9 +5,6 @@ import { loadCaseFile } from '../../agent/case/case-files';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
 import type { RunSummary } from '../../shared/run';
-import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
-import { bindLabProfile } from '../../../lab';
-import type { PortalProfile } from '../../shared/portal-profile';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
 import { traceKeeperIn } from '../../audit';
@@ -22,6 +19,7 @@ import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk
 import { formatStep } from '../step-log';
 import { openDeskStore } from '../store-opening';
 import { openCommandVault } from '../vault-opening';
+import { DemoLoader } from '../demo-portals';
 
 const HELP = `portal-desk run --case FILE [options]
 
@@ -82,15 +80,17 @@ export async function runCommand(args: string[]): Promise<number> {
   // Everything the user gave is checked before anything runs.
   const caseFile = loadCaseFile(values.case);
   const baseProfile = loadPortalProfile(caseFile.portal);
+  const demo = new DemoLoader();
+  await demo.prepare([baseProfile], values['lab-url'] !== undefined);
   try {
-    createPlanner(plannerKind, baseProfile, {}, process.env, new LabHandle());
+    createPlanner(plannerKind, baseProfile, {}, process.env, demo);
   } catch (err) {
     if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
+  const external = values['lab-url'] === undefined ? undefined : await demo.running(values['lab-url']);
   if (external && layout) throw new UsageError('--layout cannot be used with --lab-url: the running lab’s owner configures it');
-  if (!external && layout && !labPortalId(baseProfile)) throw new UsageError('--layout applies to lab portals only');
+  if (!external && layout && !demo.portalId(baseProfile)) throw new UsageError('--layout applies to lab portals only');
 
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const dbPath = values.db ?? defaultDbPath();
@@ -99,12 +99,11 @@ export async function runCommand(args: string[]): Promise<number> {
   // after the store is inside the cleanup below.
   const { vault, loginStates } = await openCommandVault();
   const store = await openDeskStore(dbPath, 'write');
-  const labHandle = new LabHandle();
   let browser: Browser | undefined;
   try {
     // Runs left running by a process that died become `interrupted`, ready for `resume`.
     await store.markInterrupted();
-    const { profile, lab } = external ? { profile: external.bind(baseProfile), lab: undefined } : await labHandle.bind(baseProfile);
+    const { profile, lab } = external ? { profile: external.bind(baseProfile), lab: undefined } : await demo.bind(baseProfile);
     if (external) {
       log(`lab: ${profile.name} on ${profile.startUrl} (the lab running at ${values['lab-url']})`);
     } else if (lab) {
@@ -121,9 +120,9 @@ export async function runCommand(args: string[]): Promise<number> {
         browser,
         approvals: new TerminalApprovals(approveMode, log),
         inputs: new TerminalInputs(values['otp-command'], answers),
-        credentials: new CredentialChain(lab || external ? [vault, new LabCredentials()] : [vault]),
+        credentials: new CredentialChain(lab || external ? [vault, demo.credentials] : [vault]),
         loginStates,
-        demo: labHandle,
+        demo,
         ...routesFor(store, { noRoute: values['no-route'] }),
         ...(values.trace ? { traces: traceKeeperIn(store.localFolder ?? dirname(store.path)) } : {}),
       },
@@ -166,7 +165,7 @@ export async function runCommand(args: string[]): Promise<number> {
   } finally {
     await browser?.close().catch(() => undefined);
     store.close();
-    await labHandle.stop();
+    await demo.stop();
   }
 }
 
@@ -179,25 +178,6 @@ export function parseAnswers(pairs: readonly string[] | undefined): Record<strin
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );
-}
-
-/** A lab another process runs ("portal-desk lab", an eval): lab portal profiles point at its port. */
-export function runningLab(url: string): { hostResolverRules: string; bind(profile: PortalProfile): PortalProfile } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`--lab-url must be a web address such as http://127.0.0.1:41234 (got "${shownArg(url)}")`);
-  }
-  const port = Number(parsed.port);
-  if (parsed.protocol !== 'http:' || !Number.isInteger(port) || port < 1) throw new UsageError(`--lab-url must be http://HOST:PORT (got "${shownArg(url)}")`);
-  return {
-    hostResolverRules: `MAP * ${parsed.hostname}`,
-    bind: (profile) => {
-      if (!labPortalId(profile)) throw new UsageError(`--lab-url applies to lab portals only; "${profile.id}" is not one`);
-      return bindLabProfile(profile, port);
-    },
-  };
 }
 
 /** What became of the run's trace, as its chained outcome record says. */

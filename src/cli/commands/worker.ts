@@ -2,7 +2,6 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../agent/browser/chromium';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
-import { LabCredentials, LabHandle, labPortalId } from '../../../lab/demo/lab-portals';
 import { OfficeWorker, type CaseExecutor } from '../../service/office-queue';
 import { officeDeskName, OfficeWaits } from '../../service/office-waits';
 import { createPlanner, PLANNER_KINDS } from '../../service/planners';
@@ -17,7 +16,7 @@ import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk
 import { formatStep } from '../step-log';
 import { openCommandVault } from '../vault-opening';
 import { officeUrl, openOfficeQueue, openOfficeStore } from './office-store';
-import { runningLab } from './run';
+import { DemoLoader } from '../demo-portals';
 
 const HELP = `portal-desk worker [options]
 
@@ -77,10 +76,13 @@ export async function workerCommand(args: string[]): Promise<number> {
     maxSteps: positiveInt('max-steps', values['max-steps'], 40, 100),
     timeLimitMs: positiveInt('time-limit', values['time-limit'], 400, 3600) * 1000,
   };
-  const external = values['lab-url'] === undefined ? undefined : runningLab(values['lab-url']);
+  const demo = new DemoLoader();
+  const external = values['lab-url'] === undefined ? undefined : await demo.running(values['lab-url']);
   const url = officeUrl('worker');
   try {
-    createPlanner(planner, loadPortalProfile('shops'), {}, process.env, new LabHandle());
+    const shops = loadPortalProfile('shops');
+    if (planner === 'adversary') await demo.prepare([shops]);
+    createPlanner(planner, shops, {}, process.env, demo);
   } catch (err) {
     if (err instanceof AnthropicConfigError) throw new UsageError(err.message);
     throw err;
@@ -89,7 +91,6 @@ export async function workerCommand(args: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const { vault, loginStates } = await openCommandVault();
   const store = await openOfficeStore(url, defaultDbPath());
-  const labHandle = new LabHandle();
   const browsers = new Map<string, Promise<Browser>>();
   const browserFor = (rules: string | undefined) => {
     let b = browsers.get(rules ?? '');
@@ -128,7 +129,8 @@ export async function workerCommand(args: string[]): Promise<number> {
       const approvals = waits ? waits.approvals(here) : terminalApprovals;
       const inputs = waits && values['otp-command'] === undefined ? waits.inputs(here) : terminalInputs;
       const base = loadPortalProfile(caseFile.portal);
-      const lab = labPortalId(base);
+      await demo.prepare([base]);
+      const lab = demo.portalId(base);
       let profile = base;
       let rules: string | undefined;
       let layout: string | undefined;
@@ -136,7 +138,7 @@ export async function workerCommand(args: string[]): Promise<number> {
         profile = external.bind(base);
         rules = external.hostResolverRules;
       } else if (lab) {
-        const bound = await labHandle.bind(base);
+        const bound = await demo.bind(base);
         profile = bound.profile;
         rules = bound.lab?.hostResolverRules;
         layout = bound.lab?.variant(caseFile.clientId).layout;
@@ -147,9 +149,9 @@ export async function workerCommand(args: string[]): Promise<number> {
           browser: await browserFor(rules),
           approvals,
           inputs,
-          credentials: new CredentialChain(lab ? [vault, new LabCredentials()] : [vault]),
+          credentials: new CredentialChain(lab ? [vault, demo.credentials] : [vault]),
           loginStates,
-          demo: labHandle,
+          demo,
           ...(waits ? { takeOvers: waits.takeOvers(here) } : {}),
           ...routesFor(store, { noRoute: values['no-route'] }),
         },
@@ -189,7 +191,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     await closing('the office waits', waits?.close(), log);
     await closing('the office queue', queue.close(), log);
     await closing('the office store', store.close(), log);
-    await closing('the lab', labHandle.stop(), log);
+    await closing('the lab', demo.stop(), log);
   }
 }
 
