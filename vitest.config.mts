@@ -1,27 +1,44 @@
 import { defineConfig } from 'vitest/config';
 import HeavyFirstSequencer from './test/support/heavy-first-sequencer';
+import { ALONE, TIERS } from './test/support/tiers';
 
 /**
- * Tests that drive a clock or worker processes to a deadline (a pg-boss cron fire window, office
- * desks answering each other's waits) and pass alone but not beside the lab and attack suites on 2
- * cores. `npm test` runs them after everything else, one at a time, with the machine to themselves
- * (PORTAL_DESK_TEST_SET=alone); they are never skipped.
+ * The suite in tiers (test/support/tiers.ts, issue 27), one vitest project each: **unit**
+ * (in-process), **integration** (Chromium, the run's one PostgreSQL cluster, the lab, servers and
+ * child processes), **suites** (the per-commit samples of the evaluation suites; PORTAL_DESK_FULL=1,
+ * `npm run test:full`, makes them the whole sweeps). `vitest run --project unit` runs one tier.
+ *
+ * The ALONE files drive a clock or worker processes to a deadline (a pg-boss cron fire window,
+ * office desks answering each other's waits) and pass alone but not beside the lab and attack
+ * suites on 2 cores. `npm test` runs them after everything else, one at a time, with the machine
+ * to themselves (PORTAL_DESK_TEST_SET=alone); they are never skipped.
+ *
+ * Every run writes vitest's JSON report to .vitest/times/ (main.json, or alone.json), from which
+ * scripts/test-times.mjs prints the ten slowest files and the total.
  */
-const ALONE = ['test/office/office-monthly.test.ts', 'test/office/office-take-over.test.ts'];
 const alone = process.env.PORTAL_DESK_TEST_SET === 'alone';
+const full = process.env.PORTAL_DESK_FULL === '1';
+const POSTGRES = './test/support/postgres-global.ts';
 
 export default defineConfig({
   test: {
-    include: alone ? ALONE : ['test/**/*.test.ts'],
-    exclude: alone ? [] : ALONE,
     // Browser tests share 2 cores; keep files in parallel but bounded.
     maxWorkers: alone ? 1 : 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
-    // Real browsers on 2 shared cores: one retry absorbs a scheduling hiccup; a real failure fails twice.
-    // The alone set keeps state across a retry (its lab, its fake clock), so a retry there would only mislead.
-    retry: alone ? 0 : 1,
+    reporters: ['default', 'json'],
+    outputFile: { json: `.vitest/times/${alone ? 'alone' : full ? 'full' : 'main'}.json` },
     sequence: { sequencer: HeavyFirstSequencer },
+    projects: alone
+      ? [
+          // The alone set keeps state across a retry (its lab, its fake clock), so a retry there would only mislead.
+          { extends: true, test: { name: 'alone', include: [...ALONE], retry: 0, globalSetup: [POSTGRES] } },
+        ]
+      : [
+          { extends: true, test: { name: 'unit', include: [...TIERS.unit], retry: 0 } },
+          // Real browsers on 2 shared cores: one retry absorbs a scheduling hiccup; a real failure fails twice.
+          { extends: true, test: { name: 'integration', include: [...TIERS.integration], exclude: [...ALONE], retry: 1, globalSetup: [POSTGRES] } },
+          { extends: true, test: { name: 'suites', include: [...TIERS.suites], retry: full ? 0 : 1 } },
+        ],
   },
 });

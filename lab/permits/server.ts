@@ -26,7 +26,7 @@ export interface PermitsPortal {
   receiptsOpened(): { applicationNumber: string; inTab: boolean }[];
   /**
    * From the next page the browser asks the portal for, the portal is down for `ms`: its pages
-   * answer 503 Service Unavailable (nothing is stored), then it answers again.
+   * answer 503 Service Unavailable (nothing is stored), then it answers again. `outage(0)` ends an outage now.
    */
   outage(ms: number): void;
   /** Pages answered 503 during outages. */
@@ -250,6 +250,8 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
     receiptsOpened: () => receipts.map((r) => ({ ...r })),
     outage: (ms) => {
       pendingOutageMs = ms;
+      // 0 ends an outage now (a fault suite's injected wait), as well as arming none.
+      if (ms === 0) downUntil = 0;
     },
     outageAnswers: () => outageAnswers,
     attack: (id) => {

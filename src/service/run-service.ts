@@ -65,6 +65,8 @@ export interface RunRequest {
   onPage?: (page: Page) => void | Promise<void>;
   /** Record a Playwright trace of the run once code has signed in (`run --trace`); needs `services.traces`. */
   trace?: boolean;
+  /** The run's waits on purpose (RunOptions.wait); default a timer. */
+  wait?: (ms: number) => Promise<void>;
 }
 
 export interface FinishedRun extends RunResult {
@@ -148,6 +150,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     // Beside the SQLite file, or in this desk's data folder for the office store.
     receipts: receiptFolder(receiptsHome(store)),
     gate,
+    ...(request.wait ? { wait: request.wait } : {}),
   });
   relay.loop = loop;
   for (const event of relay.early) loop.note(event.type, event.detail);

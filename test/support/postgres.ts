@@ -1,13 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { postgresBinaries, startThrowAwayPostgres } from '../../lab/bench/postgres';
 
 /**
  * A throw-away PostgreSQL cluster for tests: initdb in a temporary folder, a server on a free
  * loopback port (socket in that folder too), trust authentication, stopped and deleted when the
- * test process ends. As root, initdb and pg_ctl run as the `postgres` user (PostgreSQL refuses
- * root). Binaries: $PORTAL_DESK_PG_BIN, else the newest /usr/lib/postgresql/N/bin.
+ * process that started it ends. As root, initdb and pg_ctl run as the `postgres` user (PostgreSQL
+ * refuses root). Binaries: $PORTAL_DESK_PG_BIN, else the newest /usr/lib/postgresql/N/bin.
  *
- * When no binaries are installed, `startPostgres` returns null after printing why, loudly: the
+ * One cluster per vitest run: test/support/postgres-global.ts (the integration tier's global setup)
+ * starts it and provides its port; `sharedPostgres` in a test file connects to it, and every file
+ * creates databases of its own in it (`createDatabase`). Starting a cluster per file cost about
+ * 20 files a few seconds each.
+ *
+ * When no binaries are installed, `sharedPostgres` returns null after printing why, loudly: the
  * Postgres legs of the store suite then skip (install Debian's `postgresql`; `.ci/run` does).
  */
 export interface PgCluster {
@@ -29,25 +36,49 @@ export function postgresBin(): string | null {
 export const POSTGRES_MISSING =
   'PostgreSQL binaries not found (no /usr/lib/postgresql/N/bin/initdb, no $PORTAL_DESK_PG_BIN): the PostgreSQL legs are SKIPPED. Install Debian\'s "postgresql" package (.ci/run does).';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's PostgreSQL cluster (postgres-global.ts): its port, or null when no binaries are installed. */
+    postgresPort: number | null;
+  }
+}
+
 let shared: Promise<PgCluster | null> | null = null;
 
-/** One cluster per test process (every file of a worker shares it; each test takes its own database). */
+/**
+ * The run's one cluster (started by the global setup; each test file creates its own databases in
+ * it). `stop()` on it does nothing: the global setup stops the cluster when the run ends.
+ */
 export function sharedPostgres(): Promise<PgCluster | null> {
-  shared ??= startPostgres();
+  shared ??= (async () => {
+    const port = inject('postgresPort');
+    if (port === undefined) throw new Error('No PostgreSQL cluster for this run: the file is not in the integration tier (test/support/tiers.ts), whose global setup starts it');
+    if (port === null) {
+      console.warn(`\n!!! ${POSTGRES_MISSING}\n`);
+      return null;
+    }
+    return clusterAt(port, () => undefined);
+  })();
   return shared;
 }
 
+/** A cluster of its own, started now (the global setup's; a test wanting a server it may stop). */
 export async function startPostgres(): Promise<PgCluster | null> {
   const bin = postgresBin();
   if (!bin) {
     console.warn(`\n!!! ${POSTGRES_MISSING}\n`);
     return null;
   }
-  // Speed over durability: a test's cluster is gone with the test process.
-  const server = await startThrowAwayPostgres({ durable: false, maxConnections: 200 });
+  // Speed over durability: a test run's cluster is gone with the run.
+  const server = await startThrowAwayPostgres({ durable: false, maxConnections: 300 });
   if ('skipped' in server) throw new Error(server.skipped);
-  const { port, stop } = server;
+  return clusterAt(server.port, server.stop);
+}
+
+function clusterAt(port: number, stop: () => void): PgCluster {
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  // Unique across the run's processes (a worker process may run several files, and pids are reused).
+  const run = randomBytes(4).toString('hex');
   let n = 0;
   const query = async <T extends pg.QueryResultRow>(database: string, sql: string, params: unknown[] = []): Promise<T[]> => {
     // Counts come back as numbers (bigint is text by default), as SQLite gives them.
@@ -64,7 +95,7 @@ export async function startPostgres(): Promise<PgCluster | null> {
     port,
     url,
     async createDatabase(prefix = 'pd', template?: string) {
-      const name = `${prefix}_${process.pid}_${++n}`;
+      const name = `${prefix}_${run}_${++n}`;
       await query('postgres', `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
       return url(name);
     },

@@ -11,7 +11,7 @@ import { LabCredentials } from '../../demo/lab-portals';
 import { executeRun } from '../../../src/service/run-service';
 import type { CaseFile } from '../../../src/shared/case-file';
 import type { ApprovalGate, InputSource } from '../../../src/shared/clerk';
-import type { RunStatus } from '../../../src/shared/run';
+import type { RunStatus, StepRecord } from '../../../src/shared/run';
 import { openStore, type Store } from '../../../src/store';
 import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
@@ -24,7 +24,13 @@ import { permitsFaultRows } from './permits';
  *
  * - `expiry`: the portal signs the client out right after step k (`lab.expireSession` from the
  *   run's step listener), for k = 0, 1, 2 … up to the run's last step. The run must sign in
- *   again, reopen its saved draft and finish.
+ *   again, reopen its saved draft and finish. Default (CI): several expiries within one run, at
+ *   most MAX_EXPIRIES_PER_RUN (a run signs in at most 4 times, src/agent/loop/handlers/sign-in.ts),
+ *   so each flow takes about a third of the runs it took with one run per step; `--full`: one run
+ *   per step. After the first expiry a run's step numbers no longer match the fault-free run's
+ *   (signing in again and reopening the draft are steps too), so a later step k is recognised by
+ *   what it did (`stepMark`: the page's flow step and path, the actions that completed), unique
+ *   among the fault-free run's steps; a step whose mark is not unique opens a run of its own.
  * - `sigkill`: a real `portal-desk run` process (on this suite's lab, `--lab-url`) is killed
  *   with SIGKILL as soon as its stderr shows step k; `portal-desk resume` in another process
  *   continues the run from the store.
@@ -65,6 +71,29 @@ interface FaultCase {
   portal: PortalId;
   fault: 'none' | 'expiry' | 'sigkill';
   at: number;
+  /** expiry: every step (of the fault-free run's numbering) after which the session is ended, `at` first. */
+  ats?: number[];
+  /** expiry: the fault-free run's step marks (`stepMark`), to find steps after the first expiry. */
+  marks?: string[];
+}
+
+/** At most this many expiries in one run: with the first sign-in, the 4 sign-ins a run may make. */
+const MAX_EXPIRIES_PER_RUN = 3;
+
+/**
+ * What a step did, as the same step of another run of the flow shows it: the page's flow step and
+ * path (digits out: draft numbers differ), whether code signed in, and the actions that completed.
+ */
+export function stepMark(step: StepRecord): string {
+  let path = '';
+  try {
+    path = new URL(step.observation.url).pathname.replace(/\d+/g, '#');
+  } catch {
+    path = step.observation.url;
+  }
+  const signIn = step.events.some((e) => e.type === 'sign_in') ? 'sign-in' : '';
+  const done = step.actions.filter((a) => a.outcome.status === 'done').map((a) => `${a.action.type}:${a.element ?? ''}`);
+  return [step.observation.flowStep ?? '', path, signIn, ...done].join('|');
 }
 
 interface Outcome {
@@ -75,6 +104,8 @@ interface Outcome {
   dbPath?: string;
   /** Steps the run has in the store. */
   steps?: number;
+  /** The steps' marks (`stepMark`), in order. */
+  marks?: string[];
 }
 
 async function runFaults(options: EvalOptions): Promise<EvalReport> {
@@ -112,7 +143,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
       const result = await score(c, caseFile, outcome, lab);
       results.push(result);
       options.log(`${result.pass ? 'PASS' : 'FAIL'} ${result.id}: ${result.detail}`);
-      if (c.fault === 'none' && outcome.status === 'done' && outcome.steps) queue.push(...faultsFor(c.portal, outcome.steps, options.full));
+      if (c.fault === 'none' && outcome.status === 'done' && outcome.steps) queue.push(...faultsFor(c.portal, outcome.steps, options.full, outcome.marks ?? []));
     };
     await pool(queue, Math.max(1, options.concurrency), one);
     const outages = await permits;
@@ -138,6 +169,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
     summary: {
       cases: results.length,
       expiry_cases: results.filter((r) => r.metrics.fault === 'expiry').length,
+      expiries: results.reduce((n, r) => n + (typeof r.metrics.expired_after === 'string' ? r.metrics.expired_after.split('+').length : 0), 0),
       sigkill_cases: results.filter((r) => r.metrics.fault === 'sigkill').length,
       outage_cases: results.filter((r) => r.metrics.fault === 'outage').length,
       completed,
@@ -155,33 +187,57 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
 /**
  * The faults for a flow of `steps` steps (0..steps-1). A fault after the last step would find
  * the run over, so k goes to steps-2. Every flow gets an expiry after every step. Default (CI):
- * SIGKILL at five steps spread over a flow (the last one right after the Submit click), dealt
- * round the flows so each flow is killed and the five steps differ. `--full`: SIGKILL after
+ * those expiries grouped, up to MAX_EXPIRIES_PER_RUN a run (`expiryGroups`); SIGKILL at five
+ * steps spread over a flow (the last one right after the Submit click), dealt round the flows so
+ * each flow is killed and the five steps differ. `--full`: one run per expiry, and SIGKILL after
  * every step of every flow.
  */
-function faultsFor(portal: PortalId, steps: number, full: boolean): FaultCase[] {
+function faultsFor(portal: PortalId, steps: number, full: boolean, marks: string[]): FaultCase[] {
   const last = steps - 2;
   // n steps spread over 1..last, the last one included (right after the Submit click).
   const spread = (n: number) => [...new Set(Array.from({ length: n }, (_, i) => Math.round(((i + 1) * last) / n)))];
   const flow = PORTAL_ORDER.indexOf(portal);
-  const expiry = range(last + 1);
+  const expiry = full || marks.length !== steps ? range(last + 1).map((at) => [at]) : expiryGroups(range(last + 1), marks);
   const kill = full ? range(last + 1) : spread(5).filter((_, i) => i % PORTAL_ORDER.length === flow);
   // The kills first: each is two real processes, the longest cases, so they do not end the pool alone.
-  return [...kill.map((at) => ({ portal, fault: 'sigkill' as const, at })), ...expiry.map((at) => ({ portal, fault: 'expiry' as const, at }))];
+  return [
+    ...kill.map((at) => ({ portal, fault: 'sigkill' as const, at })),
+    ...expiry.map((ats) => ({ portal, fault: 'expiry' as const, at: ats[0]!, ats, marks })),
+  ];
+}
+
+/**
+ * Every step in some run, up to MAX_EXPIRIES_PER_RUN a run, spread over the flow (run g takes
+ * steps g, g+n, g+2n…). The first expiry of a run is found by its step number; a later one by its
+ * mark, so a step whose mark another step of the flow shares only ever comes first.
+ */
+export function expiryGroups(steps: number[], marks: readonly string[]): number[][] {
+  const unique = (k: number) => marks.filter((m) => m === marks[k]).length === 1;
+  const groups: number[][] = steps.filter((k) => !unique(k)).map((k) => [k]);
+  const rest = steps.filter(unique);
+  const n = Math.ceil(rest.length / MAX_EXPIRIES_PER_RUN);
+  for (let g = 0; g < n; g++) groups.push(rest.filter((_, i) => i % n === g));
+  return groups.sort((a, b) => a[0]! - b[0]!);
 }
 
 /** The flow's case file under a client id of its own, so the lab's records are this case's. */
 function clientCase(c: FaultCase): CaseFile {
   const base = loadCaseFile(join(CASES_DIR, FLOWS[c.portal]));
-  const tag = c.fault === 'none' ? 'base' : `${c.fault === 'expiry' ? 'x' : 'k'}${c.at}`;
+  const tag = c.fault === 'none' ? 'base' : `${c.fault === 'expiry' ? 'x' : 'k'}${(c.ats ?? [c.at]).join('-')}`;
   return { ...base, caseId: `${base.caseId}-${tag}`, clientId: `${base.clientId}-${tag}` };
 }
 
 const approveAll: ApprovalGate = { request: async () => ({ decision: 'approve', by: 'faults-suite clerk' }) };
 const answerNothing: InputSource = { ask: async () => null };
 
-/** In this process; with the expiry fault the lab ends the client's session right after step `at` is recorded. */
+/**
+ * In this process; with the expiry fault the lab ends the client's session right after each step
+ * of `ats` is recorded (the first by its number, the others by their mark; see `expiryGroups`).
+ */
 async function inProcessRun(c: FaultCase, caseFile: CaseFile, lab: Lab, browser: Browser, store: Store): Promise<Outcome> {
+  const targets = c.fault === 'expiry' ? (c.ats ?? [c.at]) : [];
+  const marks: string[] = [];
+  let next = 0;
   let injected = c.fault !== 'expiry';
   try {
     const finished = await executeRun(
@@ -193,15 +249,21 @@ async function inProcessRun(c: FaultCase, caseFile: CaseFile, lab: Lab, browser:
         approveMode: 'all',
         listener: {
           step: (step) => {
-            if (c.fault !== 'expiry' || step.index !== c.at) return;
-            injected = true;
+            const mark = stepMark(step);
+            marks.push(mark);
+            if (next >= targets.length) return;
+            const k = targets[next]!;
+            const reached = next === 0 ? step.index === k : mark === c.marks?.[k];
+            if (!reached) return;
+            next += 1;
+            injected = next === targets.length;
             lab.expireSession(caseFile.clientId);
           },
         },
       },
     );
-    const reason = injected ? finished.reason : `the run ended before step ${c.at}, the fault never came: ${finished.reason}`;
-    return { status: injected ? finished.status : 'error', reason, runId: finished.runId, store, steps: finished.steps };
+    const reason = injected ? finished.reason : `the run ended before step ${targets[next] ?? c.at} (expiry ${next + 1} of ${targets.length}), the fault never came: ${finished.reason}`;
+    return { status: injected ? finished.status : 'error', reason, runId: finished.runId, store, steps: finished.steps, marks };
   } catch (err) {
     return { status: 'error', reason: errorText(err) };
   }
@@ -268,7 +330,7 @@ function child(args: string[], env: Record<string, string>, killOn: RegExp | nul
 
 /** Scores a case from the lab's records and the store. */
 async function score(c: FaultCase, caseFile: CaseFile, outcome: Outcome, lab: Lab): Promise<EvalCaseResult> {
-  const id = c.fault === 'none' ? `baseline:${c.portal}` : `${c.fault}:${c.portal}@${c.at}`;
+  const id = c.fault === 'none' ? `baseline:${c.portal}` : `${c.fault}:${c.portal}@${(c.ats ?? [c.at]).join('+')}`;
   const submissions = lab.submissions({ clientId: caseFile.clientId });
   const mismatches = submissions.length === 1 ? compareSubmission(caseFile.fields, submissions[0]!.fields).length : 0;
   let lostSteps = 0;
@@ -310,6 +372,8 @@ async function score(c: FaultCase, caseFile: CaseFile, outcome: Outcome, lab: La
       portal: c.portal,
       fault: c.fault,
       at: c.at,
+      // expiry: every step the session was ended after, "0+3+6" (the fault-free run's numbering).
+      ...(c.ats ? { expired_after: c.ats.join('+') } : {}),
       status: outcome.status,
       steps,
       submissions: submissions.length,

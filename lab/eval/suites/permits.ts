@@ -111,6 +111,8 @@ export interface PermitsRunOptions {
   log?: (line: string) => void;
   /** Called as each step of the i-th case (in `only` order) is recorded, with the portal (a fault suite injects its fault here). */
   onStep?: (caseIndex: number, stepIndex: number, portal: PermitsPortal) => void;
+  /** The runs' waits on purpose (the outage handler's), with the portal: a fault suite ends its outage here instead of sleeping. */
+  wait?: (ms: number, portal: PermitsPortal) => Promise<void>;
   /** Approval mode of the runs (default `ask`: the counting clerk is asked). */
   approveMode?: 'ask' | 'all';
   /** Runs the i-th case under a case and client id of its own (`<id>-<tag>`), so the store's progress record of one run never stands in for the next run of the same case. */
@@ -156,6 +158,7 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
           approveMode: options.approveMode ?? 'ask',
           limits: { maxSteps: 30 },
           ...(options.onStep ? { listener: { step: (step) => options.onStep!(caseIndex, step.index, portal) } } : {}),
+          ...(options.wait ? { wait: (ms: number) => options.wait!(ms, portal) } : {}),
         },
       );
       const received = portal.submissions().slice(before);
@@ -215,13 +218,20 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
 
 /** The permits case the faults suite runs: two documents, the frame, the calendar, the session warning. */
 const FAULT_CASE = 'permits-01-anand-joshi.json';
-/** How long the portal stays down in an outage fault: past the outage handler's first try (5 s), inside its second. */
-const OUTAGE_MS = 7_000;
+/**
+ * An outage fault: the portal is down from the next page asked for until the run has waited
+ * OUTAGE_WAITS times (the outage handler's waits, injected: no time is slept), so the run meets
+ * the 503 on its first try again too and gets through on its second. The wait is the run's
+ * (RunOptions.wait); the outage ends when it is called, whatever the handler's pause.
+ */
+const OUTAGE_WAITS = 2;
+/** Longer than any run: only the waits end an outage. */
+const OUTAGE_MS = 3_600_000;
 
 /**
  * The permits portal as a member of the faults suite: a fault-free run of one case, then an outage
- * right after step k (the portal's pages answered 503 for 7 s from the next one asked for): the run
- * waits, opens the last good page again and finishes. CI: one outage, mid-flow; `--full`: after every
+ * right after step k (the portal's pages answered 503 from the next one asked for, until the run
+ * has waited twice): the run waits, opens the last good page again and finishes. CI: one outage, mid-flow; `--full`: after every
  * step that a page load follows (each under a client of its own). A row passes when the run ends done, the
  * portal holds exactly one application equal to the case, and steps 0..n-1 are in the store with a
  * chain that verifies. Rows carry the faults suite's metrics (portal, fault, at, lost_steps...).
@@ -243,12 +253,20 @@ export async function permitsFaultRows(full: boolean, log: (line: string) => voi
   // After step k the next page load meets the outage. The last two steps load no page after them (the
   // submission's own step ends on the confirmation, whose receipt tab opens within it; then done), so k < steps - 2.
   const ats = full ? Array.from({ length: steps - 2 }, (_, k) => k) : [Math.floor((steps - 2) / 2)];
+  let waits = 0;
   const run = await runPermits({
+    wait: async (_ms, portal) => {
+      waits += 1;
+      if (waits % OUTAGE_WAITS === 0) portal.outage(0);
+    },
     only: ats.map(() => FAULT_CASE),
     approveMode: 'all',
     tag: (i) => `outage${ats[i]}`,
     onStep: (caseIndex, stepIndex, portal) => {
-      if (stepIndex === ats[caseIndex]) portal.outage(OUTAGE_MS);
+      if (stepIndex === ats[caseIndex]) {
+        waits = 0;
+        portal.outage(OUTAGE_MS);
+      }
     },
   });
   rows.push(...run.results.map((r, i) => row(r, 'outage', ats[i]!)));

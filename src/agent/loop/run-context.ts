@@ -26,9 +26,12 @@ export class RunContext {
   readonly secrets = new SecretList();
   readonly progress: ProgressTracker;
   readonly now: () => Date;
+  /** Waits on purpose go through here (RunOptions.wait), never a bare timer. */
+  readonly wait: (ms: number) => Promise<void>;
 
   constructor(readonly o: RunLoopOptions) {
     this.now = o.now ?? (() => new Date());
+    this.wait = o.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.state = newRunState(o.firstStep ?? 0, o.clerkValues ?? {});
     this.progress = new ProgressTracker(o.recorder, o.caseFile, this.now, () => this.plainClerkValues());
   }

@@ -54,4 +54,6 @@ export interface RunLoopOptions {
    */
   gate: CommitGate;
   now?: () => Date;
+  /** The run's waits on purpose (the outage handler's pause before it tries the portal again); default a timer. A test passes one that does not sleep. */
+  wait?: (ms: number) => Promise<void>;
 }

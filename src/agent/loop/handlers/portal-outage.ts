@@ -40,7 +40,7 @@ export const portalOutageHandler: PortalHandler = {
     const waitS = Math.round(OUTAGE_WAIT_MS / 1000);
     run.note('portal_not_answering', `The portal is not answering (${error}); waiting ${waitS} s, then opening ${address} again (try ${seen.tries} of ${OUTAGE_RETRIES})`);
     await run.setStatus('running', `The portal is not answering (${error}); trying again in ${waitS} s (try ${seen.tries} of ${OUTAGE_RETRIES})`);
-    await new Promise((r) => setTimeout(r, OUTAGE_WAIT_MS));
+    await run.wait(OUTAGE_WAIT_MS);
     await run.goto(address).catch((err: unknown) => run.note('navigation', `${address} did not load again (${String(err).slice(0, 200)})`));
     await run.setStatus('running');
     return handled(`The portal did not answer (${error}): code waited and opened ${address} again; the model was not asked about an error page.`);
