@@ -23,6 +23,7 @@ describe(`the faults suite (${FULL_SWEEPS ? 'full' : 'CI subset'})`, () => {
     const lines: string[] = [];
     // Two at a time: it starts beside the lab suite's three, and 2 cores run five forms at once no faster than four.
     const report = await faultsSuite.run({ model: 'rules', full: FULL_SWEEPS, concurrency: 2, log: (l) => lines.push(l) });
+    console.log(`faults suite: ${JSON.stringify(report.summary)}`);
     const failed = report.results.filter((r) => !r.pass).map((r) => `${r.id}: ${r.detail}`);
     expect(failed).toEqual([]);
     expect(report.ok).toBe(true);
