@@ -3,6 +3,7 @@ import type { FieldValue } from '../../../shared/case-file';
 import type { Provenance } from '../../../shared/verdict';
 import { shorten } from '../../../shared/allowed-hosts';
 import { parseGroupPath } from '../../../shared/case-groups';
+import { lookupLines, sameLine } from '../../../shared/lookup-option';
 import { formatValue, formatWords } from '../../../shared/value-format';
 import type { GuardContext } from '../guard-context';
 import { allow, block, type GuardRule } from './rule';
@@ -98,19 +99,6 @@ function lookupChoice(action: Extract<Action, { type: 'select' }>, value: string
   }
   const matched = [...new Set(lines.map((line) => values.find(([, v]) => sameLine(v, line))![0]))];
   return allow('provenance', `Selects the look-up result ${shown} in ${control.label}: its lines are case fields ${matched.join(', ')}.`, { ...provenance, option });
-}
-
-/** An option's lines: its parts between commas, semicolons or line breaks. */
-function lookupLines(option: string): string[] {
-  return option.split(/[,;\n]+/).map((l) => l.trim()).filter(Boolean);
-}
-
-/** A case value is the line: the same words, or the same postcode with or without spaces. */
-function sameLine(value: string | boolean, line: string): boolean {
-  if (typeof value !== 'string' || !value.trim()) return false;
-  if (normalised(value) === normalised(line)) return true;
-  const compact = (t: string) => t.replace(/[\s-]+/g, '').toUpperCase();
-  return /\d/.test(line) && compact(value) === compact(line);
 }
 
 /** The text values a look-up's lines may come from: the same person's fields (for a group's field), else the plain fields; the clerk's answers too. */
