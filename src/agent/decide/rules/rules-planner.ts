@@ -396,7 +396,9 @@ export class RulesPlanner implements Planner {
   }
 
   private countVisit(observation: Observation): number {
-    const key = [observation.url, observation.headings.join('|'), observation.errors.map((e) => e.message).join('|')].join('\n');
+    // A format tried anew is progress, not the same visit: the count of texts typed so far is part of the key.
+    const tries = [...this.typed.values()].reduce((n, e) => n + e.texts.length, 0);
+    const key = [observation.url, observation.headings.join('|'), observation.errors.map((e) => e.message).join('|'), tries].join('\n');
     const visits = (this.seen.get(key) ?? 0) + 1;
     this.seen.set(key, visits);
     return visits;
