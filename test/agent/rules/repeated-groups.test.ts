@@ -10,6 +10,8 @@ import { CaseFile } from '../../../src/shared/case-file';
 import { describeAction } from '../../../src/shared/describe-action';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import type { Verdict } from '../../../src/shared/verdict';
+import { readApproval } from '../../../src/console/approval-detail';
+import type { ReviewRow } from '../../../src/shared/console-api';
 import { FixtureBrowser } from '../observe/fixture-server';
 import { startPartnershipForm, type PartnershipForm } from './partnership-form';
 
@@ -80,11 +82,11 @@ interface Drive {
 }
 
 /** Read, plan, guard, act until done, fail or ask (or 12 turns); gated actions are approved and counted. */
-async function drive(page: Page, planner: RulesPlanner, stopAt?: (read: LivePageRead) => boolean): Promise<Drive> {
+async function drive(page: Page, planner: RulesPlanner, stopAt?: (read: LivePageRead) => boolean | Promise<boolean>): Promise<Drive> {
   const result: Drive = { page, turns: [], verdicts: [], approvals: 0, end: undefined };
   for (let step = 0; step < 12; step++) {
     const read = await observer.read(page);
-    if (stopAt?.(read)) return result;
+    if (await stopAt?.(read)) return result;
     const { turn } = await planner.decide({ step, observation: read.observation, previous: [], notes: [], screenshot: async () => new Uint8Array() });
     result.turns.push(turn.actions);
     for (const action of turn.actions) {
@@ -115,8 +117,19 @@ describe('repeated groups: each partner’s values in that partner’s boxes', (
     form.reset();
     const page = await browser.page();
     await page.goto(`http://${host()}/apply`);
-    const run = await drive(page, startPlanner());
+    let review: ReviewRow[] | null = null;
+    const run = await drive(page, startPlanner(), async (read) => {
+      if (read.observation.title === 'Check your answers') review = (await readApproval(page, profile(), CASE, {})).review;
+      return false;
+    });
     expect(run.end).toMatchObject({ type: 'done', proof: expect.stringContaining('TL-4821') });
+    // The approval card's review compares each partner's rows with that partner's values.
+    expect(review!.filter((r) => r.field?.startsWith('partners')).map((r) => [r.field, r.match])).toEqual([
+      ['partners[0].full_name', 'same'],
+      ['partners[0].date_of_birth', 'same'],
+      ['partners[1].full_name', 'same'],
+      ['partners[1].date_of_birth', 'same'],
+    ]);
     // Only the final submit waited for the clerk.
     expect(run.approvals).toBe(1);
 
