@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
-import { FieldNames, normaliseLabel } from '../agent/decide/rules/field-names';
+import { caseFieldNames, fieldForPerson, normaliseLabel } from '../agent/decide/rules/field-names';
+import { ordinalOf } from '../shared/case-groups';
 import type { CaseFile } from '../shared/case-file';
 import type { ReviewRow } from '../shared/console-api';
 import type { PortalProfile } from '../shared/portal-profile';
@@ -39,22 +40,35 @@ async function fullPagePicture(page: Page, timeout: number): Promise<Buffer | nu
 interface PageRow {
   label: string;
   value: string;
+  /** The heading the row sits under ("Partner 2"): on a page that lists several people, whose row it is. */
+  section?: string;
 }
 
 /** The label/value rows of a review page: `<dt>`/`<dd>` pairs and table rows headed by a `<th>`. */
 async function pageRows(page: Page): Promise<{ lines: string[]; rows: PageRow[] }> {
   return page.evaluate(() => {
     const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
-    const rows: { label: string; value: string }[] = [];
+    const headings = Array.from(document.querySelectorAll('h2, h3, h4, caption, legend'));
+    // The last heading before the row in document order: on a page listing several people, whose row it is.
+    const sectionOf = (el: Element): { section?: string } => {
+      let found: Element | undefined;
+      for (const h of headings) {
+        if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) found = h;
+        else break;
+      }
+      const t = found ? text(found).slice(0, 120) : '';
+      return t ? { section: t } : {};
+    };
+    const rows: { label: string; value: string; section?: string }[] = [];
     for (const dt of Array.from(document.querySelectorAll('dt'))) {
       let dd = dt.nextElementSibling;
       while (dd && dd.tagName !== 'DD' && dd.tagName !== 'DT') dd = dd.nextElementSibling;
-      if (dd && dd.tagName === 'DD') rows.push({ label: text(dt), value: text(dd) });
+      if (dd && dd.tagName === 'DD') rows.push({ label: text(dt), value: text(dd), ...sectionOf(dt) });
     }
     for (const tr of Array.from(document.querySelectorAll('tr'))) {
       const th = tr.querySelector(':scope > th');
       const td = tr.querySelector(':scope > td');
-      if (th && td && tr.closest('thead') === null) rows.push({ label: text(th), value: text(td) });
+      if (th && td && tr.closest('thead') === null) rows.push({ label: text(th), value: text(td), ...sectionOf(tr) });
     }
     const lines = [document.title, ...Array.from(document.querySelectorAll('h1, h2')).map((h) => text(h))];
     return { lines, rows: rows.slice(0, 200) };
@@ -74,12 +88,21 @@ async function reviewRows(page: Page, profile: PortalProfile, caseFile: CaseFile
   return compareWithCase(read.rows, caseFile, clerkValues);
 }
 
-/** Each page row beside the case value it came from (by label, the way the rules planner maps labels to fields). */
+/**
+ * Each page row beside the case value it came from (by label, the way the rules planner maps labels
+ * to fields), per person: a "Full name" row under "Partner 2" is compared with `partners[1].full_name`.
+ */
 export function compareWithCase(rows: readonly PageRow[], caseFile: Pick<CaseFile, 'fields' | 'aliases' | 'declarations'>, clerkValues: Record<string, string> = {}): ReviewRow[] {
   const values: Record<string, string | boolean> = { ...caseFile.fields, ...clerkValues };
-  const names = new FieldNames(Object.keys(values), caseFile.aliases ?? {});
+  const fieldSet = new Set(Object.keys(values));
+  const names = caseFieldNames(fieldSet, caseFile.aliases ?? {});
   return rows.map((row) => {
-    const field = names.fieldFor(row.label) ?? names.fieldFor(row.label.replace(/\s*\(.*\)\s*$/, ''));
+    const ordinal = row.section ? ordinalOf(row.section) : null;
+    const section = row.section && ordinal ? { name: row.section, ordinal } : undefined;
+    const named = names.fieldFor(row.label) ?? names.fieldFor(row.label.replace(/\s*\(.*\)\s*$/, ''));
+    const field = fieldForPerson(named, fieldSet, section);
+    // A question the case answers per person, on a row of a person it has no answer for (or cannot tell whose): never matched by value to someone else's.
+    if (field === undefined && named !== undefined && !fieldSet.has(named)) return { label: row.label, pageValue: row.value, match: 'not_in_case' as const };
     if (field === undefined) {
       if (/^declaration/i.test(row.label) && (caseFile.declarations ?? []).length > 0) {
         return { label: row.label, pageValue: row.value, field: 'declarations', caseValue: 'confirmed with the client', match: /^confirmed$/i.test(row.value) ? 'same' : 'differs' };

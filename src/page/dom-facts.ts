@@ -2,6 +2,7 @@ import { clickableOf, describeControl, HANDLER_SELECTOR } from './controls';
 import { alertsIn, invalidFieldsIn } from './errors';
 import type { DomClickable, DomControl, DomFacts, DomFactsOptions } from './facts';
 import { roleOf } from './roles';
+import { sectionMemo, sectionsOf } from './sections';
 import { flowStep } from './step';
 import { attr, clean } from './text';
 import { boxVisible, styleCache } from './visibility';
@@ -51,12 +52,15 @@ export function collectDomFacts(opts: DomFactsOptions, doc: Document = document)
   const indexOf = new Map<Element, number>();
   let passwordFields = 0;
 
+  const memo = sectionMemo();
   const record = (el: Element, role: string): void => {
     const rec = describeControl(el, role, gatedOf(el));
     if (role === 'iframe') {
       controls.push(rec);
       return;
     }
+    const sections = sectionsOf(el, memo);
+    if (sections.length) rec.sections = sections;
     if (rec.type === 'password') passwordFields++;
     indexOf.set(el, controls.length);
     controls.push(rec);

@@ -34,6 +34,15 @@ export interface DomControl {
   inferred?: string;
   /** `name` attribute of a radio input (its group). */
   radioName?: string;
+  /** The blocks the control sits in, closest first (see sections.ts); absent when none. */
+  sections?: DomSection[];
+}
+
+/** A block a control sits in: its label (legend, group name, opening heading) and its place among equal sibling blocks. */
+export interface DomSection {
+  label: string;
+  /** From 1, when the block is one of two or more siblings asking the same questions. */
+  position?: number;
 }
 
 export interface DomClickable {

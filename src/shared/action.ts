@@ -30,6 +30,16 @@ const SelectAction = z.strictObject({
   type: z.literal('select'),
   ref: Ref,
   field: FieldName,
+  /**
+   * A look-up's result to choose (an address the portal listed after "Find address"), as its label
+   * shows: code checks that its lines are the case's values (the named field's among them).
+   */
+  option: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe('Only for a list of look-up results (addresses found for a postcode): the option label to choose, exactly as listed; its lines must be the case values. Null otherwise: the case value of field is selected.'),
 });
 
 export const CheckAction = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { groupProblem, parseGroupPath, PLAIN_FIELD } from './case-groups';
 
 /**
  * Why a string cannot be typed into a portal, or null: a control character (a NUL, an escape…;
@@ -32,7 +33,17 @@ const fieldKey = z
   .string()
   .min(1)
   .max(80)
-  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a field name is letters, digits and underscores, starting with a letter');
+  .regex(PLAIN_FIELD, 'a field name is letters, digits and underscores, starting with a letter');
+
+/**
+ * A field's name in `fields`: a plain name, or one person's field of a repeated group written as
+ * an indexed path, `partners[0].full_name` (see case-groups.ts).
+ */
+const fieldPath = z
+  .string()
+  .min(1)
+  .max(80)
+  .refine((name) => PLAIN_FIELD.test(name) || parseGroupPath(name) !== null, 'a field name is letters, digits and underscores, starting with a letter, or a repeated group\'s field written group[index].field (partners[0].full_name)');
 
 /** A document's path as a case file writes it: relative, forward slashes, no `..`, no hidden parts. */
 const documentPath = portalText(300)
@@ -87,8 +98,19 @@ export const CaseFile = z.strictObject({
   task: portalText(120).pipe(z.string().min(1)),
   /** Present: the task only reads the portal (its kind `status` or `extract`, see {@link ReadTask}); absent: it fills the form. */
   read: ReadTask.optional(),
-  fields: z.record(fieldKey, FieldValue).refine((f) => Object.keys(f).length > 0, 'at least one field is needed'),
-  /** Other labels a field goes by on the portal (matched after normalising case and punctuation). */
+  /**
+   * The values, by field name. A repeated group (several partners, directors, co-applicants) writes
+   * each person's answers under an indexed path: `"partners[0].full_name"`, `"partners[1].full_name"`,
+   * people numbered from 0 without gaps (the page's "Partner 2" is `partners[1]`).
+   */
+  fields: z
+    .record(fieldPath, FieldValue)
+    .refine((f) => Object.keys(f).length > 0, 'at least one field is needed')
+    .superRefine((f, ctx) => {
+      const problem = groupProblem(Object.keys(f));
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  /** Other labels a field goes by on the portal (matched after normalising case and punctuation); for a group's field, keyed by its member name (`full_name`). */
   aliases: z.record(fieldKey, z.array(portalText(200).pipe(z.string().min(1)))).default({}),
   /** Declarations the clerk has confirmed with the client and that may be ticked (checkbox labels, or parts of them). */
   declarations: z.array(portalText(300).pipe(z.string().min(1))).default([]),

@@ -13,7 +13,9 @@ export function describeAction(action: Action, element: string | undefined): str
     case 'fill':
       return `fill ${element ?? action.ref} from case field ${action.field}${action.format ? ` (${formatWords(action.format)})` : ''}`;
     case 'select':
-      return `select in ${element ?? action.ref} from case field ${action.field}`;
+      return action.option !== undefined
+        ? `select ${JSON.stringify(action.option)} in ${element ?? action.ref} (look-up result, checked against case field ${action.field})`
+        : `select in ${element ?? action.ref} from case field ${action.field}`;
     case 'check':
       return `${action.checked ? 'tick' : 'untick'} ${element ?? action.ref}`;
     case 'clear':

@@ -26,6 +26,12 @@ export const Control = z.object({
   gated: z.boolean(),
   /** Name of the enclosing group (fieldset legend, radiogroup label): the question a radio or checkbox answers. */
   group: z.string().optional(),
+  /**
+   * The person's block the control belongs to where the page repeats the same questions for
+   * several people: the block's label ("Partner 2", "Second applicant", or the heading of a block
+   * that is one of several equal ones) and its ordinal from 1 (case group index + 1).
+   */
+  section: z.object({ name: z.string(), ordinal: z.number().int().positive() }).optional(),
   /** Absolute URL a link points at, or a form's action for its submit buttons. */
   href: z.string().optional(),
   /**

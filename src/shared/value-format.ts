@@ -16,6 +16,11 @@ export const VALUE_FORMATS = [
   'date:year',
   'digits',
   'phone:national',
+  'phone:trunk',
+  'phone:international',
+  'phone:spaced',
+  'postcode:compact',
+  'postcode:spaced',
   'amount:grouped',
   'amount:plain',
 ] as const;
@@ -23,7 +28,7 @@ export const ValueFormat = z.enum(VALUE_FORMATS);
 export type ValueFormat = z.infer<typeof ValueFormat>;
 
 export const VALUE_FORMAT_HINT =
-  'How the box wants the case value written, where the page says (placeholder, hint, pattern, Day/Month/Year boxes): a date as DD/MM/YYYY, MM/DD/YYYY, D MMMM YYYY or YYYY-MM-DD; date:day, date:month or date:year for one box of a date in three; digits (digits only); phone:national (a phone number without its country code); amount:grouped or amount:plain. Omit to type the value as it is.';
+  'How the box wants the case value written, where the page says (placeholder, hint, pattern, Day/Month/Year boxes): a date as DD/MM/YYYY, MM/DD/YYYY, D MMMM YYYY or YYYY-MM-DD; date:day, date:month or date:year for one box of a date in three; digits (digits only); phone:national (a phone number without its country code), phone:trunk (the national number with its leading 0), phone:international (+ and the country code, no spaces; only when the case value has a country code), phone:spaced (the national number in two groups, "98450 12345"); postcode:compact (no spaces, capitals) or postcode:spaced (a space before the last three characters); amount:grouped or amount:plain. Omit to type the value as it is.';
 
 type Formatted = { ok: true; text: string } | { ok: false; reason: string };
 
@@ -59,6 +64,26 @@ function amountOf(value: string): { whole: string; fraction: string } | null {
 }
 
 /**
+ * A phone number's parts: its country code (when the value writes one, `+91` or `0091`), the
+ * number without the code as the value writes it (`national`), and without the trunk 0 too
+ * (`significant`, "9845012345" for +91 98450 12345, 098450 12345 or 98450 12345).
+ */
+function phoneOf(value: string): { code: string | null; national: string; significant: string } | { problem: string } {
+  const trimmed = value.trim();
+  if (!/^(\+|00)?[\d\s().-]+$/.test(trimmed)) return { problem: `"${value.slice(0, 40)}" is not a phone number` };
+  let digits = trimmed.replace(/\D/g, '');
+  let code: string | null = null;
+  if (/^(\+|00)/.test(trimmed)) {
+    if (trimmed.startsWith('00')) digits = digits.slice(2);
+    const length = ONE_DIGIT_CODES.has(digits.slice(0, 1)) ? 1 : TWO_DIGIT_CODES.has(digits.slice(0, 2)) ? 2 : 3;
+    code = digits.slice(0, length);
+    digits = digits.slice(length);
+  }
+  if (digits.length < 4) return { problem: `"${value.slice(0, 40)}" is too short for a phone number` };
+  return { code, national: digits, significant: digits.replace(/^0+/, '') };
+}
+
+/**
  * The text to type for a case value in the given format. Refuses (with the reason) a value the
  * format cannot be derived from: a date format of a value that is not a date, digits of a value
  * with none, an amount that is not a number. Pure.
@@ -89,16 +114,24 @@ export function formatValue(value: string, format: ValueFormat): Formatted {
     const digits = value.replace(/\D/g, '');
     return digits ? { ok: true, text: digits } : { ok: false, reason: `"${value.slice(0, 40)}" has no digits` };
   }
-  if (format === 'phone:national') {
-    const trimmed = value.trim();
-    if (!/^(\+|00)?[\d\s().-]+$/.test(trimmed)) return { ok: false, reason: `"${value.slice(0, 40)}" is not a phone number` };
-    let digits = trimmed.replace(/\D/g, '');
-    if (/^(\+|00)/.test(trimmed)) {
-      if (trimmed.startsWith('00')) digits = digits.slice(2);
-      const code = ONE_DIGIT_CODES.has(digits.slice(0, 1)) ? 1 : TWO_DIGIT_CODES.has(digits.slice(0, 2)) ? 2 : 3;
-      digits = digits.slice(code);
+  if (format.startsWith('phone:')) {
+    const phone = phoneOf(value);
+    if ('problem' in phone) return { ok: false, reason: phone.problem };
+    switch (format) {
+      case 'phone:national':
+        return { ok: true, text: phone.national };
+      case 'phone:trunk':
+        return { ok: true, text: `0${phone.significant}` };
+      case 'phone:international':
+        return phone.code ? { ok: true, text: `+${phone.code}${phone.significant}` } : { ok: false, reason: `"${value.slice(0, 40)}" has no country code, so it cannot be written with one` };
+      default:
+        return { ok: true, text: phone.significant.length > 6 ? `${phone.significant.slice(0, 5)} ${phone.significant.slice(5)}` : phone.significant };
     }
-    return digits.length >= 4 ? { ok: true, text: digits } : { ok: false, reason: `"${value.slice(0, 40)}" is too short for a phone number` };
+  }
+  if (format.startsWith('postcode:')) {
+    const compact = value.replace(/[\s-]+/g, '').toUpperCase();
+    if (!/^[A-Z0-9]{4,10}$/.test(compact) || !/\d/.test(compact)) return { ok: false, reason: `"${value.slice(0, 40)}" is not a postcode` };
+    return { ok: true, text: format === 'postcode:compact' ? compact : `${compact.slice(0, -3)} ${compact.slice(-3)}` };
   }
   const amount = amountOf(value);
   if (!amount) return { ok: false, reason: `"${value.slice(0, 40)}" is not an amount` };
@@ -120,6 +153,16 @@ export function formatWords(format: ValueFormat): string {
       return 'digits only';
     case 'phone:national':
       return 'without the country code';
+    case 'phone:trunk':
+      return 'as a national number with its leading 0';
+    case 'phone:international':
+      return 'with the country code';
+    case 'phone:spaced':
+      return 'as a national number with a space';
+    case 'postcode:compact':
+      return 'as a postcode without spaces';
+    case 'postcode:spaced':
+      return 'as a postcode with a space';
     case 'amount:grouped':
       return 'as an amount with grouping';
     case 'amount:plain':

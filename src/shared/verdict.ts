@@ -10,13 +10,17 @@ export const Provenance = z.object({
   field: z.string(),
   /** The format code wrote the value in (see value-format.ts), when the fill named one. */
   format: z.string().optional(),
+  /** The person's block of the page the value went into ("Partner 2", ordinal 2), where the page repeats questions per person. */
+  section: z.object({ name: z.string(), ordinal: z.number().int().positive() }).optional(),
+  /** For a select from a look-up's results: the option chosen, whose lines the guard matched to the case's values. */
+  option: z.string().optional(),
   /** For an upload: the file attached, as the guard read it (its name, size and sha256). */
   document: z.object({ file: z.string(), bytes: z.number().int().nonnegative(), sha256: z.string() }).optional(),
 });
 export type Provenance = z.infer<typeof Provenance>;
 
 /** The guard's rules, one a file in `src/agent/guard/rules` (each `GuardRule.id`). */
-export const GuardRuleName = z.enum(['read-only', 'unknown-ref', 'hosts', 'off-host-link', 'off-host-frame', 'provenance', 'clear', 'upload', 'risky-control', 'declaration', 'final-review']);
+export const GuardRuleName = z.enum(['read-only', 'unknown-ref', 'hosts', 'off-host-link', 'off-host-frame', 'provenance', 'right-person', 'clear', 'upload', 'risky-control', 'declaration', 'final-review']);
 export type GuardRuleName = z.infer<typeof GuardRuleName>;
 
 /** Why the commit gate holds a request for the clerk (`src/agent/guard/request-class.ts`). */

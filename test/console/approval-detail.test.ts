@@ -54,3 +54,35 @@ describe('sameValue', () => {
     expect(sameValue(true, 'No')).toBe(false);
   });
 });
+
+describe('compareWithCase per person (issue 30)', () => {
+  const caseFile = {
+    fields: { business_name: 'Rao & Iyer Traders', 'partners[0].full_name': 'Meena Rao', 'partners[1].full_name': 'Arjun Iyer', 'partners[0].date_of_birth': '1979-02-05', 'partners[1].date_of_birth': '1984-10-21' },
+    aliases: {},
+    declarations: [],
+  };
+
+  it('compares each partner’s rows with that partner’s values, and flags partner 1’s value under partner 2', () => {
+    const rows = compareWithCase(
+      [
+        { label: 'Business name', value: 'Rao & Iyer Traders', section: 'Your business' },
+        { label: 'Full name', value: 'Meena Rao', section: 'Partner 1' },
+        { label: 'Date of birth', value: '5 February 1979', section: 'Partner 1' },
+        { label: 'Full name', value: 'Meena Rao', section: 'Partner 2' },
+        { label: 'Date of birth', value: '21 October 1984', section: 'Second partner' },
+        { label: 'Full name', value: 'Arjun Iyer', section: 'Partner 3' },
+      ],
+      caseFile,
+    );
+    expect(rows.map((r) => [r.field, r.match])).toEqual([
+      ['business_name', 'same'],
+      ['partners[0].full_name', 'same'],
+      ['partners[0].date_of_birth', 'same'],
+      ['partners[1].full_name', 'differs'],
+      ['partners[1].date_of_birth', 'same'],
+      // A third partner the case does not have: not matched to partner 2 by value.
+      [undefined, 'not_in_case'],
+    ]);
+    expect(rows[3]).toMatchObject({ caseValue: 'Arjun Iyer', pageValue: 'Meena Rao' });
+  });
+});

@@ -9,6 +9,7 @@ import { offHostFrameRule } from './rules/off-host-frame';
 import { offHostLinkRule } from './rules/off-host-link';
 import { provenanceRule } from './rules/provenance';
 import { readOnlyRule } from './rules/read-only';
+import { rightPersonRule } from './rules/right-person';
 import { riskyControlRule } from './rules/risky-control';
 import { allow, block, type GuardRule } from './rules/rule';
 import { unknownRefRule } from './rules/unknown-ref';
@@ -29,6 +30,7 @@ export const GUARD_RULES: readonly GuardRule[] = [
   offHostLinkRule,
   offHostFrameRule,
   provenanceRule,
+  rightPersonRule,
   clearRule,
   uploadRule,
   riskyControlRule,

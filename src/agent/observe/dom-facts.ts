@@ -35,6 +35,7 @@ const DomControlSchema: z.ZodType<DomControl> = z.object({
   title: z.string().optional(),
   inferred: z.string().optional(),
   radioName: z.string().optional(),
+  sections: z.array(z.object({ label: z.string(), position: z.number().int().positive().optional() })).optional(),
 });
 const DomClickableSchema: z.ZodType<DomClickable> = z.object({ text: z.string(), gated: flag });
 const DomErrorSchema: z.ZodType<DomError> = z.object({ message: z.string(), control: z.number().int(), label: z.string().optional(), group: z.string().optional() });

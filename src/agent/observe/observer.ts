@@ -1,4 +1,5 @@
 import type { Frame, Locator, Page } from 'playwright-core';
+import { ordinalOf } from '../../shared/case-groups';
 import { DEFAULT_TEXT_BUDGET, MAX_CONTROLS, type Control, type NameSource, type Observation, type PageError } from '../../shared/observation';
 import { alignClickables, alignControls } from './align';
 import { collapse, CONTROL_ROLES, indexTree, isAriaTree, NAME_FROM_CONTENT, nodeText, optionsOf, radiosOf, type AriaNode, type RefItem } from './aria-tree';
@@ -328,6 +329,8 @@ function controlCandidate(item: RefItem, dom: DomControl | undefined, info: Fram
     if (selected.length) control.selected = selected.join(', ');
   }
   if (item.group && item.group !== name) control.group = item.group;
+  const section = sectionOf(dom);
+  if (section) control.section = section;
   // URLs are resolved here, not in the page; a link's raw href comes from the snapshot (playwright's world) first.
   const base = info.facts?.baseUrl || info.url;
   if (role === 'link') {
@@ -338,7 +341,7 @@ function controlCandidate(item: RefItem, dom: DomControl | undefined, info: Fram
     if (action) control.href = action;
   }
   if (item.frameKey) control.frameUrl = info.url;
-  control.label = labelFor(role, name, control.group);
+  control.label = labelFor(role, name, control.group, control.section);
   return { order: item.order, ariaRef: item.ref, frameKey: item.frameKey, control, priority: priorityOf(item, role), ...(dom?.radioName ? { radioName: dom.radioName } : {}) };
 }
 
@@ -371,9 +374,26 @@ function priorityOf(item: RefItem, role: string): number {
   return role === 'link' ? 1 : 0;
 }
 
-function labelFor(role: string, name: string, group: string | undefined): string {
+function labelFor(role: string, name: string, group: string | undefined, section?: Control['section']): string {
   const base = `${role} ${name ? JSON.stringify(name) : '(no name)'}`;
-  return group ? `${base} in ${JSON.stringify(group)}` : base;
+  const inGroup = group ? `${base} in ${JSON.stringify(group)}` : base;
+  if (!section || section.name === group) return inGroup;
+  return `${inGroup} of ${section.name ? JSON.stringify(section.name) : `block ${section.ordinal}`}`;
+}
+
+/**
+ * The person's block a control belongs to: the closest block whose label gives an ordinal
+ * ("Partner 2", "Second applicant"), else the closest block that is one of several equal ones (its
+ * position), else the heading before it when that gives an ordinal. Undefined when nothing does.
+ */
+function sectionOf(dom: DomControl | undefined): Control['section'] | undefined {
+  const sections = dom?.sections ?? [];
+  for (const s of sections) {
+    const ordinal = ordinalOf(s.label);
+    if (ordinal) return { name: clip(s.label, 120), ordinal };
+  }
+  const repeated = sections.find((s) => s.position);
+  return repeated ? { name: clip(repeated.label, 120), ordinal: repeated.position! } : undefined;
 }
 
 function clip(text: string, max = MAX_NAME): string {

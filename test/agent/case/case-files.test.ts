@@ -28,10 +28,21 @@ describe('case files', () => {
     ['an unknown top-level key', { ...good, pasword: 'x' }, /pasword/],
     ['a field name with spaces', { ...good, fields: { 'business name': 'x' } }, /fields\.business name/],
     ['no fields at all', { ...good, fields: {} }, /fields: at least one field/],
+    ['a group that skips a person', { ...good, fields: { 'partners[0].full_name': 'A', 'partners[2].full_name': 'C' } }, /skips partners\[1\]/],
+    ['a group named like a plain field', { ...good, fields: { partners: 'two', 'partners[0].full_name': 'A' } }, /both a plain field and a repeated group/],
+    ['a malformed group path', { ...good, fields: { 'partners[0]full_name': 'A' } }, /group\[index\]\.field/],
+    ['a group index with a leading zero', { ...good, fields: { 'partners[01].full_name': 'A' } }, /group\[index\]\.field/],
   ])('refuses %s, naming the field', (_what, content, message) => {
     const path = write('bad.json', content);
     expect(() => loadCaseFile(path)).toThrow(ConfigFileError);
     expect(() => loadCaseFile(path)).toThrow(message);
+  });
+
+  it('holds repeated groups as indexed paths beside plain fields (old case files load as before)', () => {
+    const c = loadCaseFile(write('groups.json', { ...good, fields: { ...good.fields, 'partners[0].full_name': 'Meena Rao', 'partners[1].full_name': 'Arjun Iyer', 'partners[1].date_of_birth': '1984-10-21' }, aliases: { full_name: ['Name of partner'] } }));
+    expect(c.fields['partners[1].full_name']).toBe('Arjun Iyer');
+    expect(c.fields.business_name).toBe('Lakshmi Stores');
+    expect(c.aliases).toEqual({ full_name: ['Name of partner'] });
   });
 
   it('refuses broken JSON and missing files with a one-line reason', () => {

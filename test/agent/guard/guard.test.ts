@@ -80,7 +80,7 @@ describe('checkAction (the composed guard)', () => {
   });
 
   it('exposes the rule list and resolveValue', () => {
-    expect(GUARD_RULES.map((r) => r.id)).toEqual(['read-only', 'unknown-ref', 'hosts', 'off-host-link', 'off-host-frame', 'provenance', 'clear', 'upload', 'risky-control', 'declaration', 'final-review']);
+    expect(GUARD_RULES.map((r) => r.id)).toEqual(['read-only', 'unknown-ref', 'hosts', 'off-host-link', 'off-host-frame', 'provenance', 'right-person', 'clear', 'upload', 'risky-control', 'declaration', 'final-review']);
     expect(resolveValue({ type: 'fill', ref: name.ref, field: 'business_name' }, ctx)).toBe('Lakshmi Stores');
   });
 });

@@ -19,6 +19,15 @@ describe('values in the portal’s format, written by code from the case value',
     ['+1 (415) 555-0100', 'phone:national', '4155550100'],
     ['+353 1 234 5678', 'phone:national', '12345678'],
     ['98450 12345', 'phone:national', '9845012345'],
+    ['+91 98450 12345', 'phone:trunk', '09845012345'],
+    ['098450 12345', 'phone:trunk', '09845012345'],
+    ['98450 12345', 'phone:trunk', '09845012345'],
+    ['+91 98450 12345', 'phone:international', '+919845012345'],
+    ['0044 20 7946 0958', 'phone:international', '+442079460958'],
+    ['+91 9845012345', 'phone:spaced', '98450 12345'],
+    ['sw1a 1aa', 'postcode:compact', 'SW1A1AA'],
+    ['SW1A1AA', 'postcode:spaced', 'SW1A 1AA'],
+    ['560 001', 'postcode:compact', '560001'],
     ['1250000', 'amount:grouped', '1,250,000'],
     ['₹1,25,000.50', 'amount:plain', '125000.50'],
     ['125 000', 'amount:grouped', '125,000'],
@@ -32,6 +41,8 @@ describe('values in the portal’s format, written by code from the case value',
     ['no digits here', 'digits', /has no digits/],
     ['call me maybe', 'phone:national', /not a phone number/],
     ['about twelve', 'amount:grouped', /not an amount/],
+    ['98450 12345', 'phone:international', /has no country code/],
+    ['Near the temple', 'postcode:compact', /not a postcode/],
   ])('refuses %s as %s', (value, format, reason) => {
     const result = formatValue(value, format);
     expect(result.ok).toBe(false);
@@ -39,7 +50,7 @@ describe('values in the portal’s format, written by code from the case value',
   });
 
   it('is a closed list in the action schema: a format not on it is malformed, free text stays impossible', () => {
-    expect(VALUE_FORMATS).toHaveLength(11);
+    expect(VALUE_FORMATS).toHaveLength(16);
     expect(Action.safeParse({ type: 'fill', ref: 'r1c1', field: 'dob', format: 'date:DD/MM/YYYY' }).success).toBe(true);
     expect(Action.safeParse({ type: 'fill', ref: 'r1c1', field: 'dob', format: 'DD.MM.YY' }).success).toBe(false);
     expect(Action.safeParse({ type: 'fill', ref: 'r1c1', field: 'dob', text: '05/03/2024' }).success).toBe(false);

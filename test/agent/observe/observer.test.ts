@@ -179,6 +179,29 @@ describe('observer limits', () => {
   });
 });
 
+describe('person blocks (issue 30): each control tied to its person where the page repeats questions', () => {
+  it('reads the block from a heading ("First applicant", "Second applicant", "Co-applicant 2"), a legend around a date in three, or the position among equal blocks; a step or address-line number is no person', async () => {
+    const page = await browser.page();
+    await page.goto(server.url('person-blocks.html'));
+    const o = (await observer.read(page)).observation;
+    const boxes = o.controls.filter((c) => c.role === 'textbox');
+    const at = (i: number) => boxes[i]!;
+    expect(at(0)).toMatchObject({ name: 'Full name', section: { name: 'First applicant', ordinal: 1 } });
+    // Day, Month, Year sit in a "Date of birth" legend: the person is the block around it.
+    expect(at(1)).toMatchObject({ name: 'Day', group: 'Date of birth', section: { name: 'First applicant', ordinal: 1 } });
+    expect(at(4)).toMatchObject({ name: 'Full name', section: { name: 'Second applicant', ordinal: 2 } });
+    expect(at(7)).toMatchObject({ name: 'Year', section: { name: 'Second applicant', ordinal: 2 } });
+    expect(at(4).label).toBe('textbox "Full name" of "Second applicant"');
+    // Two equal unlabelled blocks: the second is person 2.
+    expect(at(8)).toMatchObject({ name: 'Director name', section: { ordinal: 1 } });
+    expect(at(11)).toMatchObject({ name: 'Phone', section: { ordinal: 2 } });
+    expect(at(12)).toMatchObject({ name: 'Email', section: { name: 'Co-applicant 2', ordinal: 2 } });
+    // "Address line 2" and "Step 2 of 4" count no person.
+    expect(at(13)).toMatchObject({ name: 'Town' });
+    expect(at(13).section).toBeUndefined();
+  });
+});
+
 describe('awkward pages', () => {
   it('follows playwright\'s order through shadow roots and aria-owns, and acts inside a shadow root', async () => {
     const page = await browser.page();

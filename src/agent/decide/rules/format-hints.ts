@@ -26,6 +26,9 @@ function formatNamedIn(text: string | undefined, value: string): ValueFormat | u
   if (/\byyyy\s*-\s*mm\s*-\s*dd\b/.test(t)) return 'date:YYYY-MM-DD';
   if (/\bd{1,2}\s+m{3,4}\s+y{4}\b/.test(t) || /\b\d{1,2} (january|february|march|april|may|june|july|august|september|october|november|december) \d{4}\b/.test(t)) return 'date:D MMMM YYYY';
   if (/\b\d{2}\/\d{2}\/\d{4}\b/.test(t) && !('problem' in caseDate(value))) return 'date:DD/MM/YYYY';
+  if (/(start|begin)s? with (a )?0\b|(include|with) (the |a )?leading (0|zero)|\b0\d{9,10}\b/.test(t) && /\d{6}/.test(value.replace(/\D/g, ''))) return 'phone:trunk';
+  if (/(include|with) (the )?(country|international) (code|prefix)|\+\d{1,3}\s*x{6,}/.test(t) && /^\s*(\+|00)/.test(value)) return 'phone:international';
+  if (/\b(post ?code|pin ?code)\b.*\b(no|without) spaces?\b|\b(no|without) spaces?\b.*\b(post ?code|pin ?code)\b/.test(t)) return 'postcode:compact';
   if (/without (the )?(country|international) (code|prefix)|\b10[- ]digit (mobile|phone)|do not (include|enter) (the )?\+?\d*\s*(country code)?/.test(t) && /^\s*(\+|00)/.test(value)) return 'phone:national';
   if (/\b(digits|numbers) only\b|only (digits|numbers)\b|without (spaces|dashes|hyphens)/.test(t) && /\D/.test(value)) return 'digits';
   if (/without (commas|separators|grouping)|no commas/.test(t)) return 'amount:plain';
@@ -44,4 +47,30 @@ export function formatFor(value: string, hints: readonly (string | undefined)[],
     if (formatted.ok) return formatted.text === value && !part ? undefined : format;
   }
   return undefined;
+}
+
+const PHONE_WORDS = /\b(phone|mobile|telephone|tel|contact number|whatsapp|landline)\b/;
+const POSTCODE_WORDS = /\b(post ?code|pin ?code|pin|zip( ?code)?|postal code)\b/;
+const PHONE_FORMATS: readonly ValueFormat[] = ['phone:national', 'phone:trunk', 'phone:international', 'phone:spaced'];
+const POSTCODE_FORMATS: readonly ValueFormat[] = ['postcode:spaced', 'postcode:compact'];
+
+/**
+ * The plausible ways of writing a value for a box, best first, when the portal refused one: the
+ * format the page's words name (if any), the value as it is, then the other national ways of
+ * writing a phone number or a postcode (by the box's words or the field's name). Formats whose text
+ * cannot be derived, or repeat an earlier candidate's text, are left out. `undefined` is the value
+ * as it is.
+ */
+export function retryFormats(value: string, words: string, hinted: ValueFormat | undefined): (ValueFormat | undefined)[] {
+  const t = normaliseLabel(words.replace(/_/g, ' '));
+  const kind = PHONE_WORDS.test(t) ? PHONE_FORMATS : POSTCODE_WORDS.test(t) ? POSTCODE_FORMATS : [];
+  const out: (ValueFormat | undefined)[] = [];
+  const texts = new Set<string>();
+  for (const format of [hinted, undefined, ...kind]) {
+    const result = format ? formatValue(value, format) : ({ ok: true, text: value } as const);
+    if (!result.ok || texts.has(result.text)) continue;
+    texts.add(result.text);
+    out.push(format);
+  }
+  return out;
 }

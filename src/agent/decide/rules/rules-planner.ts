@@ -4,8 +4,10 @@ import type { PortalProfile } from '../../../shared/portal-profile';
 import { formatValue, type ValueFormat } from '../../../shared/value-format';
 import { findApplicationNumber, isConfirmationPage, isFinalReviewPage } from '../../portal/page-kind';
 import type { CaseView, PlanInput, PlanResult, Planner } from '../planner';
-import { FieldNames, normaliseLabel, sameText } from './field-names';
-import { datePart, formatFor } from './format-hints';
+import { groupsOf } from '../../../shared/case-groups';
+import { linesToFields } from '../../../shared/lookup-option';
+import { caseFieldNames, FieldNames, fieldForPerson, normaliseLabel, sameText } from './field-names';
+import { datePart, formatFor, retryFormats } from './format-hints';
 
 /** Buttons and links that move a form forward, best first. Reset/clear/cancel never are. */
 const CONTINUE_WORDS = [
@@ -22,6 +24,10 @@ const NEVER_PRESS = /\b(reset|clear|cancel|delete|remove|sign out|log out|logout
 const SUBMIT = /\bsubmit\b/;
 /** Other words a one-page form's own send button goes by. */
 const SEND_WORDS = /^(send|apply|file|register|complete|finish|confirm)\b/;
+/** A button that adds one more person's block ("Add another partner", "Add a director"). */
+const ADD_ANOTHER = /^add (another|a|an|one more|more|new)\b/;
+/** A look-up button: it lists what the portal knows for what was typed (addresses for a postcode). */
+const LOOKUP = /^(find|look ?up|search( for)?|get)( an?| the| my| your)? ?(address(es)?|postcode|pin ?code)?$|^(find|look ?up) (address|addresses|postcode)\b/;
 const FILLABLE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
 const CHOICE_ROLES = new Set(['combobox', 'listbox']);
 
@@ -40,12 +46,18 @@ export class RulesPlanner implements Planner {
   /** Fields the clerk supplied during the run: they fill like case fields. */
   private clerkFields: Record<string, string> = {};
   private readonly seen = new Map<string, number>();
+  /**
+   * What was typed into each field's box so far (one text per format) and whether the page has
+   * been sent since (a click followed): a refused format is not typed again, and a box still marked
+   * in error before the page was sent is not yet refused.
+   */
+  private readonly typed = new Map<string, { texts: string[]; sent: boolean }>();
 
   constructor(private readonly profile: PortalProfile) {}
 
   start(caseView: CaseView): void {
     this.caseView = caseView;
-    this.names = new FieldNames(Object.keys(caseView.fields), caseView.aliases);
+    this.names = caseFieldNames(Object.keys(caseView.fields), caseView.aliases);
     this.documents = new FieldNames(caseView.documents ?? [], caseView.aliases);
   }
 
@@ -59,7 +71,21 @@ export class RulesPlanner implements Planner {
     if (Object.keys(clerkFields).every((f) => known.includes(f) && this.clerkFields[f] === clerkFields[f])) return;
     this.clerkFields = { ...clerkFields };
     const caseView = this.caseView!;
-    this.names = new FieldNames([...Object.keys(caseView.fields), ...Object.keys(clerkFields)], caseView.aliases);
+    this.names = caseFieldNames([...Object.keys(caseView.fields), ...Object.keys(clerkFields)], caseView.aliases);
+  }
+
+  /** A click follows: what was typed goes with the page. */
+  private markSent(): void {
+    for (const entry of this.typed.values()) entry.sent = true;
+  }
+
+  private fieldSet(): Set<string> {
+    return new Set([...Object.keys(this.caseView!.fields), ...Object.keys(this.clerkFields)]);
+  }
+
+  /** The case field a label names for this control: its person's, where the control sits in a person's block. */
+  private fieldOf(label: string | undefined, control: Control): string | undefined {
+    return fieldForPerson(this.names!.fieldFor(label), this.fieldSet(), control.section);
   }
 
   private valueOf(field: string | undefined): string | boolean | undefined {
@@ -101,9 +127,17 @@ export class RulesPlanner implements Planner {
       ]);
     }
 
+    const refused = this.refusedEveryFormat(observation);
+    if (refused) {
+      return turn(`The portal refused every format of "${refused.field}" tried: ask the clerk with the portal's words.`, [
+        { type: 'ask', kind: 'missing_value', question: `The portal refuses ${refused.label} in every format tried (${refused.tried.map((t) => `"${t}"`).join(', ')}); it says: "${refused.message}". What should be entered?`, field: refused.field },
+      ]);
+    }
+
     const actions: Action[] = [...this.fillActions(observation)];
-    const next = this.continueControl(observation);
+    const next = this.addAnotherControl(observation) ?? this.lookupControl(observation, actions) ?? this.continueControl(observation);
     if (next) actions.push({ type: 'click', ref: next.ref });
+    if (actions.some((a) => a.type === 'click')) this.markSent();
     if (actions.length === 0) {
       // A one-page form: everything it can fill is filled and there is no continue button, so the
       // form's own submit button is next (it waits for the clerk's approval like any submit).
@@ -114,6 +148,7 @@ export class RulesPlanner implements Planner {
         ]);
       }
       const submit = this.submitControl(observation);
+      if (submit) this.markSent();
       if (submit) return turn(`Every field this form has a value for is filled: propose its own submit button "${submit.name}" (the clerk approves it).`, [{ type: 'click', ref: submit.ref }]);
       return turn('Nothing on this page matches the case file and there is no way forward.', [
         { type: 'fail', reason: `No matching fields and no continue button on "${observation.headings[0] ?? observation.title}"` },
@@ -123,7 +158,6 @@ export class RulesPlanner implements Planner {
   }
 
   private fillActions(observation: Observation): Action[] {
-    const names = this.names!;
     const actions: Action[] = [];
     const ticked = new Set<string>();
     for (const control of observation.controls) {
@@ -133,8 +167,13 @@ export class RulesPlanner implements Planner {
         if (document && !control.value) actions.push({ type: 'upload', ref: control.ref, document });
         continue;
       }
-      const field = names.fieldFor(control.name);
+      const field = this.fieldOf(control.name, control);
       const value = this.valueOf(field);
+      if (control.role === 'combobox' && control.options && !field) {
+        const pick = this.lookupPick(control);
+        if (pick) actions.push(pick);
+        continue;
+      }
       if (FILLABLE_ROLES.has(control.role) && control.inputType !== 'password') {
         const fill = this.fillFor(control, observation);
         if (fill) actions.push(fill);
@@ -160,27 +199,116 @@ export class RulesPlanner implements Planner {
    * error the portal showed for it). Nothing when the box already holds that text.
    */
   private fillFor(control: Control, observation: Observation): Action | undefined {
-    const names = this.names!;
-    let field = names.fieldFor(control.name);
+    let field = this.fieldOf(control.name, control);
     let part = undefined as ReturnType<typeof datePart>;
     if (field === undefined) {
       part = datePart(control.name);
-      field = part ? names.fieldFor(control.group) : undefined;
+      field = part ? this.fieldOf(control.group, control) : undefined;
     }
     const value = this.valueOf(field);
     if (typeof value !== 'string' || field === undefined) return undefined;
-    const errors = observation.errors.filter((e) => e.field !== undefined && (sameText(e.field, control.name) || sameText(e.field, control.group))).map((e) => e.message);
-    const format = control.inputType === 'date' ? undefined : formatFor(value, [control.expects, control.name, control.group, ...errors], part);
+    const errors = this.errorsOf(control, observation);
+    let format = control.inputType === 'date' ? undefined : formatFor(value, [control.expects, control.name, control.group, ...errors], part);
+    const key = `${field}|${control.name}`;
+    const entry = this.typed.get(key);
+    const typed = entry?.texts ?? [];
+    if (entry && !entry.sent && control.value === typed[typed.length - 1]) return undefined;
+    const refused = !!entry?.sent && (control.invalid || errors.length > 0);
+    if (refused) {
+      // The portal refused what was typed: the next plausible format not yet tried (or, with none left, the clerk is asked).
+      const candidates = control.inputType === 'date' ? [] : retryFormats(value, `${control.name} ${control.group ?? ''} ${field}`, format);
+      const next = candidates.findIndex((f) => !typed.includes(f ? formatted(value, f) : value));
+      if (next < 0) return undefined;
+      format = candidates[next];
+    } else if (control.value !== undefined && typed.includes(control.value)) {
+      return undefined;
+    }
     const text = format ? formatted(value, format) : value;
-    if (control.value === text) return undefined;
+    if (control.value === text && !refused) return undefined;
+    this.typed.set(key, { texts: [...typed.filter((t) => t !== text), text], sent: false });
     return format ? { type: 'fill', ref: control.ref, field, format } : { type: 'fill', ref: control.ref, field };
+  }
+
+  /** The error messages the page ties to a control (by its name or its group's). */
+  private errorsOf(control: Control, observation: Observation): string[] {
+    return observation.errors.filter((e) => e.field !== undefined && (sameText(e.field, control.name) || sameText(e.field, control.group))).map((e) => e.message);
+  }
+
+  /** A box the portal refuses again after every plausible format of its case value was typed: what to ask the clerk. */
+  private refusedEveryFormat(observation: Observation): { field: string; label: string; tried: string[]; message: string } | undefined {
+    for (const control of observation.controls) {
+      if (!FILLABLE_ROLES.has(control.role) || control.disabled) continue;
+      const errors = this.errorsOf(control, observation);
+      if (!control.invalid && errors.length === 0) continue;
+      const field = this.fieldOf(control.name, control);
+      const value = this.valueOf(field);
+      if (field === undefined || typeof value !== 'string' || Object.hasOwn(this.clerkFields, field)) continue;
+      const entry = this.typed.get(`${field}|${control.name}`);
+      if (!entry?.sent) continue;
+      const typed = entry.texts;
+      const hinted = formatFor(value, [control.expects, control.name, control.group, ...errors]);
+      const left = retryFormats(value, `${control.name} ${control.group ?? ''} ${field}`, hinted).filter((f) => !typed.includes(f ? formatted(value, f) : value));
+      if (left.length > 0) continue;
+      const message = errors[0] ?? observation.errors.find((e) => e.field === undefined)?.message ?? 'the value is not accepted';
+      return { field, label: `"${control.name}"`, tried: typed, message: message.slice(0, 200) };
+    }
+    return undefined;
+  }
+
+  /**
+   * One more person's block is needed: the case has more people in a group than the page shows
+   * blocks for, and the page has an "Add another …" button.
+   */
+  private addAnotherControl(observation: Observation): Control | undefined {
+    const groups = groupsOf(this.fieldSet());
+    if (groups.size === 0) return undefined;
+    const add = observation.controls.find((c) => isPressable(c) && !c.disabled && ADD_ANOTHER.test(normaliseLabel(c.name)));
+    if (!add) return undefined;
+    for (const [, group] of groups) {
+      const shown = observation.controls.filter((c) => group.members.has(this.names!.fieldFor(c.name) ?? '') || group.members.has(this.names!.fieldFor(c.group) ?? ''));
+      if (shown.length === 0) continue;
+      const most = Math.max(...shown.map((c) => c.section?.ordinal ?? 1));
+      if (most < group.count) return add;
+    }
+    return undefined;
+  }
+
+  /**
+   * A look-up to press: the page has a "Find address" button, a box beside it holds (or is being
+   * given) the case's value, and no list of results is shown yet.
+   */
+  private lookupControl(observation: Observation, actions: readonly Action[]): Control | undefined {
+    const button = observation.controls.find((c) => isPressable(c) && !c.disabled && LOOKUP.test(normaliseLabel(c.name)));
+    if (!button) return undefined;
+    if (observation.controls.some((c) => c.role === 'combobox' && c.options && this.lookupPick(c, true))) return undefined;
+    const filling = new Set(actions.filter((a) => a.type === 'fill').map((a) => (a as { ref: string }).ref));
+    const typed = observation.controls.some((c) => FILLABLE_ROLES.has(c.role) && (filling.has(c.ref) || (!!c.value && this.fieldOf(c.name, c) !== undefined)));
+    return typed ? button : undefined;
+  }
+
+  /**
+   * In a list of look-up results (options that are lines of an address), the option whose every
+   * line is one of the case's values: a select naming it (the guard checks the lines again).
+   * `any` answers whether the list holds such an option at all, chosen or not.
+   */
+  private lookupPick(control: Control, any = false): Action | undefined {
+    const fields = this.fieldSet();
+    const values = [...fields].map((f) => [f, this.valueOf(f)!] as const);
+    for (const option of control.options ?? []) {
+      const matched = linesToFields(option, values);
+      if (!matched || matched.length < 2) continue;
+      if (any) return { type: 'select', ref: control.ref, field: matched[0]!, option };
+      if (sameText(control.selected, option)) return undefined;
+      return { type: 'select', ref: control.ref, field: matched[0]!, option };
+    }
+    return undefined;
   }
 
   /** A checkbox: a yes/no field its label names, a text field whose value its own label is, or a listed declaration. */
   private checkboxChoice(control: Control, field: string | undefined, value: string | boolean | undefined): { checked: boolean; field?: string } | undefined {
     if (typeof value === 'boolean') return { checked: value };
     if (this.isDeclaration(control)) return { checked: true };
-    const byGroup = this.names!.fieldFor(control.group);
+    const byGroup = this.fieldOf(control.group, control);
     const groupValue = this.valueOf(byGroup);
     if (byGroup && typeof groupValue === 'string' && sameText(control.name, groupValue)) return { checked: true, field: byGroup };
     const owner = field ?? this.fieldWhoseValueIs(control.name);
@@ -193,7 +321,7 @@ export class RulesPlanner implements Planner {
    * name (or names no field), the one whose own label is the value of exactly one case field.
    */
   private radioChoice(control: Control, observation: Observation): { key: string; field?: string } | undefined {
-    const groupField = this.names!.fieldFor(control.group);
+    const groupField = this.fieldOf(control.group, control);
     const groupValue = this.valueOf(groupField);
     if (groupField && typeof groupValue === 'string') return sameText(control.name, groupValue) ? { key: `group:${groupField}` } : undefined;
     const owner = this.fieldWhoseValueIs(control.name);
@@ -268,7 +396,9 @@ export class RulesPlanner implements Planner {
   }
 
   private countVisit(observation: Observation): number {
-    const key = [observation.url, observation.headings.join('|'), observation.errors.map((e) => e.message).join('|')].join('\n');
+    // A format tried anew is progress, not the same visit: the count of texts typed so far is part of the key.
+    const tries = [...this.typed.values()].reduce((n, e) => n + e.texts.length, 0);
+    const key = [observation.url, observation.headings.join('|'), observation.errors.map((e) => e.message).join('|'), tries].join('\n');
     const visits = (this.seen.get(key) ?? 0) + 1;
     this.seen.set(key, visits);
     return visits;

@@ -2,6 +2,8 @@ import type { Action } from '../../../shared/action';
 import type { FieldValue } from '../../../shared/case-file';
 import type { Provenance } from '../../../shared/verdict';
 import { shorten } from '../../../shared/allowed-hosts';
+import { parseGroupPath } from '../../../shared/case-groups';
+import { lookupLines, sameLine } from '../../../shared/lookup-option';
 import { formatValue, formatWords } from '../../../shared/value-format';
 import type { GuardContext } from '../guard-context';
 import { allow, block, type GuardRule } from './rule';
@@ -59,16 +61,57 @@ export const provenanceRule: GuardRule = {
     const control = ctx.control(action.ref);
     const refusal = control?.inputType ? NOT_TYPED[control.inputType.toLowerCase()] : undefined;
     if (control && refusal) return block('provenance', `Nothing is typed into ${control.label}: ${refusal}.`);
+    const provenance = control?.section ? { ...found.provenance, section: control.section } : found.provenance;
     const from = found.provenance.source === 'clerk' ? 'the clerk’s answer for' : 'case field';
     const verb = action.type === 'fill' ? 'Types' : 'Selects';
+    if (action.type === 'select' && action.option !== undefined) return lookupChoice(action, found.value, ctx, provenance);
     if (action.type === 'fill' && action.format) {
       const formatted = formatValue(found.value, action.format);
       if (!formatted.ok) return block('provenance', `Case field "${action.field}" cannot be typed ${formatWords(action.format)}: ${formatted.reason}.`);
-      return allow('provenance', `${verb} ${from} "${action.field}" ${formatWords(action.format)}${control ? ` into ${control.label}` : ''}.`, { ...found.provenance, format: action.format });
+      return allow('provenance', `${verb} ${from} "${action.field}" ${formatWords(action.format)}${control ? ` into ${control.label}` : ''}.`, { ...provenance, format: action.format });
     }
-    return allow('provenance', `${verb} ${from} "${action.field}"${control ? ` into ${control.label}` : ''}.`, found.provenance);
+    return allow('provenance', `${verb} ${from} "${action.field}"${control ? ` into ${control.label}` : ''}.`, provenance);
   },
 };
+
+/**
+ * A look-up's result chosen with `select … option` (an address the portal listed for a postcode):
+ * the option must be one the control lists, every line of it must be a value of the case (of the
+ * same person, for a group's field; a postcode matches with or without its space), and the named
+ * field's value must be one of those lines. The verdict names the option, so any card shows what
+ * is picked.
+ */
+function lookupChoice(action: Extract<Action, { type: 'select' }>, value: string, ctx: GuardContext, provenance: Provenance): ReturnType<GuardRule['check']> {
+  const option = action.option!;
+  const control = ctx.control(action.ref);
+  const shown = `“${shorten(option, 120)}”`;
+  if (!control?.options?.some((o) => normalised(o) === normalised(option))) {
+    return block('provenance', `${control?.label ?? 'The control'} lists no option ${shown}; choose one of the options it lists.`);
+  }
+  const lines = lookupLines(option);
+  const values = sameSourceValues(action.field, ctx);
+  const unmatched = lines.filter((line) => !values.some(([, v]) => sameLine(v, line)));
+  if (unmatched.length) {
+    return block('provenance', `The look-up result ${shown} is not the case's: ${unmatched.map((l) => `“${shorten(l, 60)}”`).join(', ')} ${unmatched.length === 1 ? 'is' : 'are'} in no case field. Ask the clerk, or enter the address by hand from the case.`);
+  }
+  if (!lines.some((line) => sameLine(value, line))) {
+    return block('provenance', `The look-up result ${shown} does not hold case field "${action.field}" (“${shorten(value, 60)}”); choose the result that does.`);
+  }
+  const matched = [...new Set(lines.map((line) => values.find(([, v]) => sameLine(v, line))![0]))];
+  return allow('provenance', `Selects the look-up result ${shown} in ${control.label}: its lines are case fields ${matched.join(', ')}.`, { ...provenance, option });
+}
+
+/** The text values a look-up's lines may come from: the same person's fields (for a group's field), else the plain fields; the clerk's answers too. */
+function sameSourceValues(field: string, ctx: Pick<GuardContext, 'caseFile' | 'clerkValues'>): [string, string][] {
+  const path = parseGroupPath(field);
+  const all: [string, string | boolean][] = [...Object.entries(ctx.caseFile.fields), ...Object.entries(ctx.clerkValues)];
+  return all
+    .filter(([name]) => {
+      const p = parseGroupPath(name);
+      return path ? p !== null && p.group === path.group && p.index === path.index : p === null;
+    })
+    .filter((e): e is [string, string] => typeof e[1] === 'string');
+}
 
 const normalised = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 const YES = /^(yes|true|y)\b/;
@@ -113,6 +156,15 @@ export function resolveValue(action: ValueAction, ctx: Pick<GuardContext, 'caseF
   const found = findValue(action.field, ctx);
   if (!found) throw new Error(`No case field named "${shorten(action.field, 80)}"; nothing was typed`);
   if (typeof found.value !== 'string') throw new Error(`Case field "${action.field}" is a yes/no answer, not text; nothing was typed`);
+  // A look-up's result: the option the guard matched line by line to the case (it blocks any other).
+  if (action.type === 'select' && action.option !== undefined) {
+    const values = sameSourceValues(action.field, ctx);
+    const lines = lookupLines(action.option);
+    if (!lines.every((line) => values.some(([, v]) => sameLine(v, line))) || !lines.some((line) => sameLine(found.value, line))) {
+      throw new Error(`The look-up result "${shorten(action.option, 80)}" is not the case's; nothing was selected`);
+    }
+    return action.option;
+  }
   if (action.type === 'fill' && action.format) {
     const formatted = formatValue(found.value, action.format);
     if (!formatted.ok) throw new Error(`Case field "${action.field}" cannot be typed ${formatWords(action.format)} (${formatted.reason}); nothing was typed`);
