@@ -93,6 +93,7 @@ export const TIERS = {
   'test/agent/observe/page-code.test.ts',
   'test/agent/observe/step-evidence.test.ts',
   'test/agent/read/read-task.test.ts',
+  'test/agent/rules/repeated-groups.test.ts',
   'test/agent/rules/unseen-forms.test.ts',
   'test/architecture/cli-build.test.ts',
   'test/architecture/errors.test.ts',
