@@ -22,6 +22,7 @@ export const TIERS = {
   'test/agent/decide/model-told.test.ts',
   'test/agent/decide/page-block.test.ts',
   'test/agent/guard/allowed-hosts.test.ts',
+  'test/agent/guard/case-groups.test.ts',
   'test/agent/guard/approved-values.test.ts',
   'test/agent/guard/guard.test.ts',
   'test/agent/guard/request-class.test.ts',
