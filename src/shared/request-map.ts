@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CarriedFile } from './control-submission';
 
 /**
  * The portal's request map: which requests of a portal are harmless (a section `save`, a
@@ -31,6 +32,13 @@ export const CHOOSING_FIELDS: ReadonlySet<string> = new Set([
   'command', 'cmd', 'do', 'task', 'event', 'type', 'submit', 'final', 'finalise', 'finalize', 'commit', 'lodge', 'confirm',
   'next', 'goto', 'go', 'button', 'method', '_method', 'verb', 'target', 'page', 'section', 'view', 'save', 'send', 'complete',
 ]);
+
+/** A choosing field's name, however the portal decorates it (`_action`, `form[step]`, `wizard-stage`). */
+export function isChoosing(name: string): boolean {
+  const lower = name.toLowerCase();
+  const last = /[[.-]([a-z0-9_]+)\]?$/.exec(lower)?.[1] ?? lower;
+  return CHOOSING_FIELDS.has(lower) || CHOOSING_FIELDS.has(lower.replace(/^[^a-z0-9]+/, '')) || CHOOSING_FIELDS.has(last);
+}
 
 /** Values a checkbox sends when ticked: chosen on the page, never data of their own. */
 const TICK_VALUES: ReadonlySet<string> = new Set(['yes', 'on', 'true', '1']);
@@ -81,6 +89,9 @@ export interface RequestMapStore {
   removeMapEntry(portal: string, id: number): Promise<boolean>;
 }
 
+/** Whether a value (or a file, by its bytes' hash) is from the case or the clerk. */
+export type CaseCheck = (value: string, file?: CarriedFile) => boolean;
+
 /** What the gate read of one request: its effective method, where it goes, what it carries. */
 export interface RequestShape {
   /** The method the server acts on: an override (`_method`, `X-HTTP-Method-Override`) wins. */
@@ -89,7 +100,7 @@ export interface RequestShape {
   /** The path as a server reads it (`serverPath`). */
   path: string;
   /** Every field it carries, query then body. */
-  pairs: readonly { name: string; value: string }[];
+  pairs: readonly { name: string; value: string; file?: CarriedFile }[];
   /** The GraphQL operation it runs, when it is one. */
   graphql?: { type: 'query' | 'mutation' | 'subscription'; name?: string };
 }
@@ -119,7 +130,7 @@ function decoded(segment: string): string {
  * where `fromCase` is given, every other value from the case or the clerk (or empty, or a
  * checkbox's tick), except its `pageFields`.
  */
-export function entryFits(entry: RequestMapEntry, shape: RequestShape, fromCase?: (value: string) => boolean): EntryFit {
+export function entryFits(entry: RequestMapEntry, shape: RequestShape, fromCase?: CaseCheck): EntryFit {
   if (entry.method !== shape.method) return { fit: 'none' };
   if (entry.host !== undefined && entry.host.toLowerCase() !== shape.host.toLowerCase()) return { fit: 'none' };
   if (!mapPathMatches(entry.path, shape.path)) return { fit: 'none' };
@@ -128,7 +139,7 @@ export function entryFits(entry: RequestMapEntry, shape: RequestShape, fromCase?
   return why ? { fit: 'other-shape', why } : { fit: 'match' };
 }
 
-function shapeProblem(entry: RequestMapEntry, shape: RequestShape, fromCase?: (value: string) => boolean): string | undefined {
+function shapeProblem(entry: RequestMapEntry, shape: RequestShape, fromCase?: CaseCheck): string | undefined {
   if (entry.operation !== undefined || shape.graphql) {
     if (!shape.graphql) return `it is not the GraphQL operation ${entry.operation ?? ''}`;
     if (entry.operation === undefined) return `it runs a GraphQL ${shape.graphql.type}${shape.graphql.name ? ` (${shape.graphql.name})` : ''} the entry does not name`;
@@ -138,7 +149,7 @@ function shapeProblem(entry: RequestMapEntry, shape: RequestShape, fromCase?: (v
   const named = new Set([...(entry.fields ?? []), ...Object.keys(entry.values ?? {}), ...(entry.pageFields ?? [])].map((n) => n.toLowerCase()));
   const page = new Set((entry.pageFields ?? []).map((n) => n.toLowerCase()));
   const values = new Map(Object.entries(entry.values ?? {}).map(([n, v]) => [n.toLowerCase(), v]));
-  for (const { name, value } of shape.pairs) {
+  for (const { name, value, file } of shape.pairs) {
     const key = name.toLowerCase();
     if (entry.fields !== undefined && !named.has(key)) return `it carries the field “${name}”, which the entry does not name`;
     const allowed = values.get(key);
@@ -146,9 +157,9 @@ function shapeProblem(entry: RequestMapEntry, shape: RequestShape, fromCase?: (v
       if (!allowed.includes(value)) return `its field “${name}” is “${value.slice(0, 60)}”, not one the entry lists (${allowed.join(', ')})`;
       continue;
     }
-    if (CHOOSING_FIELDS.has(key) && !page.has(key)) return `it carries “${name}=${value.slice(0, 60)}”, a field that chooses what the request does, which the entry does not name`;
+    if (isChoosing(key) && !page.has(key)) return `it carries “${name}=${value.slice(0, 60)}”, a field that chooses what the request does, which the entry does not name`;
     if (page.has(key) || !fromCase) continue;
-    if (value === '' || TICK_VALUES.has(value.toLowerCase()) || fromCase(value)) continue;
+    if (file ? noFile(file) || fromCase(value, file) : value === '' || TICK_VALUES.has(value.toLowerCase()) || fromCase(value)) continue;
     return `its field “${name}” carries a value not from the case`;
   }
   return undefined;
@@ -159,13 +170,17 @@ function shapeProblem(entry: RequestMapEntry, shape: RequestShape, fromCase?: (v
  * names it carries, and the values of its choosing fields (so `action=submit` to the same path is
  * another shape). Undefined with a reason when it must not be learned: a value not from the case.
  */
-export function learnedEntry(shape: RequestShape, kind: LearnableKind, fromCase: (value: string) => boolean): { entry: RequestMapEntry } | { refused: string } {
+export function learnedEntry(shape: RequestShape, kind: LearnableKind, fromCase: CaseCheck): { entry: RequestMapEntry } | { refused: string } {
   if (!MapMethod.safeParse(shape.method).success || shape.method === 'WEBSOCKET') return { refused: `a ${shape.method} request is not learned` };
   if (shape.graphql?.type === 'mutation' && kind === 'lookup') return { refused: 'a GraphQL mutation is not a look-up' };
   const values: Record<string, string[]> = {};
-  for (const { name, value } of shape.pairs) {
+  for (const { name, value, file } of shape.pairs) {
     const key = name.toLowerCase();
-    if (CHOOSING_FIELDS.has(key) || TICK_VALUES.has(value.toLowerCase())) {
+    if (file) {
+      if (!noFile(file) && !fromCase(value, file)) return { refused: `it carries the file “${file.file}” in “${name}”, which is not a case document, so it is not learned (sent once instead)` };
+      continue;
+    }
+    if (isChoosing(key) || TICK_VALUES.has(value.toLowerCase())) {
       values[name] = [...new Set([...(values[name] ?? []), value])];
       continue;
     }
@@ -182,6 +197,11 @@ export function learnedEntry(shape: RequestShape, kind: LearnableKind, fromCase:
     ...(shape.graphql?.name ? { operation: shape.graphql.name } : {}),
   });
   return { entry };
+}
+
+/** A file box left empty: a multipart part with no file name and no bytes. */
+function noFile(file: CarriedFile): boolean {
+  return file.file === '' && file.bytes === 0;
 }
 
 /** One line for an entry: `POST /apply/owner (save; fields a, b; action=save)`. */

@@ -86,8 +86,6 @@ interface GateJudge {
    * that may have gone through, the progress record written first).
    */
   beforeSubmission(): Promise<{ send: true } | { send: false; reason: string }>;
-  /** The clerk taught the map an entry (kept per portal, in the audit chain with who taught it). */
-  learned?(entry: RequestMapEntry, by: string): void;
 }
 
 interface AdmitRequest {
@@ -113,6 +111,7 @@ interface RequestDetail {
   headers?: Readonly<Record<string, string>> | undefined;
   postData?: string | null | undefined;
   contentType?: string | undefined;
+  postBytes?: Uint8Array | undefined;
   navigation?: boolean | undefined;
 }
 
@@ -150,9 +149,15 @@ export class CommitGate {
 
   constructor(private readonly profile: PortalProfile) {}
 
-  /** Entries the clerk taught for this portal before (from the store). */
-  learnMap(entries: readonly RequestMapEntry[]): void {
+  private keepLearned: ((entry: RequestMapEntry, by: string) => void) | undefined;
+
+  /**
+   * Entries the clerk taught for this portal before (from the store), and where to keep what the
+   * clerk teaches during this run (the store; the step log records it with who taught it).
+   */
+  learnMap(entries: readonly RequestMapEntry[], keep?: (entry: RequestMapEntry, by: string) => void): void {
     this.learned.push(...entries);
+    this.keepLearned = keep;
   }
 
   /** The run that answers for held requests. Until one is set, every commit request is refused. */
@@ -174,7 +179,7 @@ export class CommitGate {
   classify(method: string, url: string, fromFrame?: string, detail: RequestDetail = {}, bodyUnread = false): RequestClass {
     const judge = this.judge;
     // Without a run to say where values come from, none is from the case: no harmless entry fits data.
-    const fromCase = judge ? (value: string) => judge.origin(value).origin !== 'not_from_case' : () => false;
+    const fromCase = judge ? (value: string, file?: CarriedFile) => judge.origin(value, file).origin !== 'not_from_case' : () => false;
     return classifyRequest({ method, url, fromFrame, ...detail }, this.profile, this.page, { learned: this.learned, fromCase, sentData: this.sentData, seen: this.seen, bodyUnread });
   }
 
@@ -261,7 +266,7 @@ export class CommitGate {
    * ones never; commit requests wait for the clerk (or the approval of the action that caused them).
    */
   async admit(request: AdmitRequest): Promise<Admission> {
-    const judged = this.classify(request.method, request.url, request.fromFrame, { headers: request.headers, postData: request.postData, contentType: request.contentType, navigation: request.navigation });
+    const judged = this.classify(request.method, request.url, request.fromFrame, { headers: request.headers, postData: request.postData, contentType: request.contentType, postBytes: request.postBytes, navigation: request.navigation });
     if (judged.kind === 'free') {
       this.went(request.method, request.url, request.navigation === true);
       // The egress proxy sees this request next, maybe after the page state moved on: it passes there too.
@@ -383,13 +388,13 @@ export class CommitGate {
       return 'not learned: the address does not parse';
     }
     const judge = this.judge;
-    const fromCase = (value: string) => (judge ? judge.origin(value).origin !== 'not_from_case' : false);
-    const shape = requestShape({ method: request.method, url: request.url, headers: request.headers, postData: request.postData, contentType: request.contentType }, url);
+    const fromCase = (value: string, file?: CarriedFile) => (judge ? judge.origin(value, file).origin !== 'not_from_case' : false);
+    const shape = requestShape({ method: request.method, url: request.url, headers: request.headers, postData: request.postData, contentType: request.contentType, postBytes: request.postBytes }, url);
     const taught = learnedEntry(shape, kind, fromCase);
     if ('refused' in taught) return `not learned: ${taught.refused}`;
     this.learned.push(taught.entry);
     try {
-      judge?.learned?.(taught.entry, by);
+      this.keepLearned?.(taught.entry, by);
     } catch {
       // Keeping it failed: it still holds for this run.
     }

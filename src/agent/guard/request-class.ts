@@ -2,7 +2,7 @@ import { isChallengeUrl } from '../../shared/allowed-hosts';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { CommitRuleName } from '../../shared/verdict';
 import { foldForMatching, riskyWordIn } from './rules/risky-words';
-import { entryFits, type RequestMapEntry, type RequestShape } from '../../shared/request-map';
+import { entryFits, type CaseCheck, type RequestMapEntry, type RequestShape } from '../../shared/request-map';
 import { MAX_VALUES } from '../../shared/control-submission';
 import { carriedValues } from './request-values';
 
@@ -64,6 +64,8 @@ interface RequestFacts {
   /** Its body as text, where known: overrides, GraphQL operations and the shape are read from it. */
   postData?: string | null | undefined;
   contentType?: string | undefined;
+  /** A multipart body's bytes: its files are read by their hash. */
+  postBytes?: Uint8Array | undefined;
   /** It navigates a frame or the page (a link, a goto, a form), not a redirect hop or a subresource. */
   navigation?: boolean | undefined;
 }
@@ -79,7 +81,7 @@ export interface RunFacts {
   /** Entries the clerk taught for this portal (after the profile's own). */
   learned?: readonly RequestMapEntry[];
   /** Whether a value is from the case or the clerk; without it, values are not checked. */
-  fromCase?: (value: string) => boolean;
+  fromCase?: CaseCheck;
   /** The run has sent a request that can change state (a save went). */
   sentData?: boolean;
   /** `host/path` (server path) of the pages the run has been on: opened, or redirected to. */
@@ -237,7 +239,7 @@ export function classifyRequest(request: RequestFacts, profile: RequestPolicy, p
   }
   if (!sendsData) {
     if (harmless) return { kind: 'free' };
-    const caseValue = run.fromCase ? shape.pairs.find((p) => p.value !== '' && run.fromCase?.(p.value)) : undefined;
+    const caseValue = run.fromCase ? shape.pairs.find((p) => p.value !== '' && run.fromCase?.(p.value, p.file)) : undefined;
     if (caseValue) {
       return { kind: 'commit', rule: 'get-sends-data', submission: false, reason: `${shown} carries the case's value in “${caseValue.name}”: a GET whose query carries case values sends data, and the request map names no look-up of that shape${otherShapeWhy}` };
     }
@@ -292,7 +294,7 @@ const GRAPHQL_FIELDS = new Set(['query', 'operationname', 'extensions', 'variabl
  */
 export function requestShape(request: RequestFacts, url: URL): RequestShape {
   const sent = request.method.toUpperCase();
-  let pairs = carriedValues(url.href, request.postData ?? null, request.contentType).map(({ name, value }) => ({ name, value }));
+  let pairs: RequestShape['pairs'] = carriedValues(url.href, request.postData ?? null, request.contentType, request.postBytes);
   const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const overrides = [...OVERRIDE_HEADERS.map((h) => headers[h]), ...pairs.filter((p) => OVERRIDE_FIELDS.has(p.name.toLowerCase())).map((p) => p.value)]
     .filter((v): v is string => typeof v === 'string' && v.trim() !== '')
