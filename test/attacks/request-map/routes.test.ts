@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,6 @@ import { openStore, requestMapsOf } from '../../../src/store';
 
 const HOST = 'ledger.office.example';
 const CASE: Record<string, string> = { holder_name: 'Kavya Menon', pin: '560034', ledger: 'LED-4471' };
-const CASE_VALUES = new Set(Object.values(CASE));
 
 interface Hit {
   method: string;
@@ -95,7 +94,6 @@ class LedgerPortal {
     res.end('<!doctype html><title>Done</title><p>Done.</p>');
   }
 }
-type ServerResponse = import('node:http').ServerResponse;
 
 /** The declared map: one section save, one look-up. */
 const DECLARED: RequestMapEntry[] = [
