@@ -28,6 +28,15 @@ function carriedLines(request: Pick<HeldRequest, 'values'>): string {
   return `${lines.join('')}${request.values.length > 30 ? `\n    … and ${request.values.length - 30} more` : ''}`;
 }
 
+/** The clerk's typed answer: y sends once, s/l (where offered) also teach the map a save or look-up, anything else denies. */
+export function terminalDecision(answer: string, learnable: boolean, clerk: string): ApprovalDecision {
+  const a = answer.trim().toLowerCase();
+  if (/^y(es)?$/.test(a)) return { decision: 'approve', by: clerk };
+  if (learnable && /^s(ave)?$/.test(a)) return { decision: 'approve', by: clerk, remember: 'save' };
+  if (learnable && /^l(ook-?up)?$/.test(a)) return { decision: 'approve', by: clerk, remember: 'lookup' };
+  return { decision: 'deny', by: clerk };
+}
+
 /** Approvals on the terminal (`ask`), or automatic for demos and tests (`all`, `none`), said loudly. */
 export class TerminalApprovals implements ApprovalGate {
   constructor(
@@ -49,13 +58,15 @@ export class TerminalApprovals implements ApprovalGate {
       this.log(`  DENIED AUTOMATICALLY (--approve none, demo/test mode)${run}: ${what} — ${req.verdict.reason}`);
       return { decision: 'deny', by: 'auto:none' };
     }
-    const answer = await promptLine(`\nApproval needed${run}: ${what}\n  why: ${req.verdict.reason}\n  Approve? [y/N] `);
+    // A held request that is not a submission may be taught to the portal's request map.
+    const learnable = req.request !== undefined && req.request.rule !== 'submit-path' && req.request.rule !== 'payment-path';
+    const choices = learnable ? `\n  [y] send once   [s] a section save of this portal: don't ask again   [l] a look-up of this portal: don't ask again   [N] deny\n  Answer? ` : '\n  Approve? [y/N] ';
+    const answer = await promptLine(`\nApproval needed${run}: ${what}\n  why: ${req.verdict.reason}${choices}`);
     if (answer === null) {
       this.log(`  no terminal to ask for approval${run}: denied`);
       return { decision: 'deny', by: 'terminal:none' };
     }
-    const clerk = process.env.USER ?? 'clerk';
-    return /^y(es)?$/i.test(answer.trim()) ? { decision: 'approve', by: clerk } : { decision: 'deny', by: clerk };
+    return terminalDecision(answer, learnable, process.env.USER ?? 'clerk');
   }
 }
 

@@ -12,7 +12,7 @@ import type { ApprovalGate, InputSource, TakeOverDesk } from '../shared/clerk';
 import type { CredentialSource, LoginStateStore } from '../shared/credentials';
 import type { PortalProfile } from '../shared/portal-profile';
 import { FINAL_STATUSES, type ApproveMode, type RunRecord } from '../shared/run';
-import type { Store } from '../store';
+import { requestMapsOf, type Store } from '../store';
 import type { DemoPortals } from './demo-portals';
 import { openRouteSession, type RouteReport } from './learned-routes';
 import { createPlanner, type PlannerKind } from './planners';
@@ -116,6 +116,22 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   const relay: { loop?: RunLoop; early: GuardEvent[] } = { early: [] };
   // Requests that can commit something wait here for the clerk, whatever sends them.
   const gate = new CommitGate(profile);
+  // What the clerk taught this portal's request map before, and where what they teach now is kept.
+  const maps = requestMapsOf(store);
+  const keeping = new Set<Promise<unknown>>();
+  try {
+    const known = await maps.listMap(profile.id);
+    gate.learnMap(
+      known.map((k) => k.entry),
+      (entry, by) => {
+        const kept = maps.learn(profile.id, entry, by, runId).catch((err: unknown) => request.listener?.log?.(`The request map entry could not be kept: ${String(err)}`));
+        keeping.add(kept);
+        void kept.finally(() => keeping.delete(kept));
+      },
+    );
+  } catch (err) {
+    request.listener?.log?.(`The learned request map could not be read (${String(err)}); every request it would name is asked about`);
+  }
   const watchdogs = await installWatchdogs(
     context,
     profile,
@@ -168,6 +184,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     return { ...result, runId, wallMs: Date.now() - started, ...(route ? { route } : {}) };
   } finally {
     await context.close().catch(() => undefined);
+    await Promise.allSettled([...keeping]);
+    maps.close();
   }
 }
 

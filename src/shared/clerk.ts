@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Action } from './action';
 import type { CarriedValue } from './control-submission';
+import { LearnableKind } from './request-map';
 import { CommitRuleName, Verdict } from './verdict';
 
 /** Where a value a held request carries came from: a case field, a clerk's answer, or neither. */
@@ -14,7 +15,7 @@ export type CarriedValueOrigin = z.infer<typeof CarriedValueOrigin>;
 export const HeldRequest = z.object({
   method: z.string(),
   url: z.string(),
-  /** The gate's rule: submit-path, risky-address, final-review-post, undeclared-post. */
+  /** The gate's rule: submit-path, unmapped-request, other-shape, get-sends-data, risky-address… */
   rule: CommitRuleName,
   reason: z.string(),
   /** What sent it: `click button "Next" (step 4)`, or "the page itself (a script, a form or a redirect)". */
@@ -57,10 +58,17 @@ export const ApprovalRequest = z.object({
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 
+/**
+ * The clerk's answer to a card. A held request's card offers three: send once (`approve`), "a
+ * section save (or look-up) of this portal: don't ask again" (`approve` with `remember`: the
+ * portal's request map learns the request's method, path and shape, unless it carries a value
+ * not from the case), and `deny`.
+ */
 export const ApprovalDecision = z.object({
   decision: z.enum(['approve', 'deny']),
   by: z.string().min(1),
   note: z.string().optional(),
+  remember: LearnableKind.optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isAllowedUrl } from './allowed-hosts';
 import { regexProblem } from './regex-safety';
+import { RequestMapEntry } from './request-map';
 
 /** Words that make a control risky (matched on word boundaries, case-insensitive). */
 export const DEFAULT_RISKY_WORDS = ['submit', 'pay', 'payment', 'confirm', 'delete', 'remove', 'sign', 'download', 'declare', 'cancel application', 'withdraw'];
@@ -75,6 +76,13 @@ const PortalProfileShape = z.strictObject({
    * that sends data held instead, since code cannot tell a section save from a submission.
    */
   submitPaths: z.array(PathPattern).max(50).default([]),
+  /**
+   * The request map (`src/shared/request-map.ts`): method + path (+ shape) → save, lookup,
+   * submit, payment or forbidden. A request that can change state goes without the clerk only
+   * when an entry here, or one the clerk taught, names it harmless in exactly its shape.
+   * `submitPaths` still works beside it (each is a submit entry for any method, by path prefix).
+   */
+  requestMap: z.array(RequestMapEntry).max(500).default([]),
   /** Paths never requested, approved or not (account deletion, withdrawals, profile changes), beyond the built-in ones. */
   forbiddenPaths: z.array(PathPattern).max(200).default([]),
   /** When given, the only paths the run may request on the portal's hosts. */
@@ -111,6 +119,16 @@ export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
       ctx.addIssue({ code: 'custom', path: ['challengeHosts', i], message: `${host} is one of allowedHosts too; a challenge host is a CAPTCHA's own host, open only during a take-over, never one of the portal's` });
     }
   }
+  const hosts = new Set(profile.allowedHosts.map((h) => h.toLowerCase()));
+  for (const [i, entry] of profile.requestMap.entries()) {
+    if (entry.host !== undefined && !hosts.has(entry.host.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: ['requestMap', i, 'host'], message: `${entry.host} is not one of allowedHosts; a map entry names only the portal's own hosts` });
+    }
+    if (entry.kind === 'save' || entry.kind === 'lookup') {
+      const clash = profile.forbiddenPaths.find((pattern) => pathPrefixOf(pattern, entry.path));
+      if (clash) ctx.addIssue({ code: 'custom', path: ['requestMap', i, 'path'], message: `${entry.method} ${entry.path} is named a ${entry.kind}, but forbiddenPaths has ${clash}` });
+    }
+  }
   const urls: [string, string | undefined][] = [
     ['startUrl', profile.startUrl],
     ['applicationsUrl', profile.applicationsUrl],
@@ -123,4 +141,11 @@ export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
   }
 });
 export type PortalProfile = z.infer<typeof PortalProfile>;
+
+/** Whether a forbidden path pattern (a prefix) covers a map path: segment by segment, `*` either side matching any. */
+function pathPrefixOf(pattern: string, path: string): boolean {
+  const want = pattern.toLowerCase().split('/').filter(Boolean);
+  const have = path.toLowerCase().split('/').filter(Boolean);
+  return want.length <= have.length && want.every((segment, i) => segment === '*' || have[i] === '*' || segment === have[i]);
+}
 export type PortalProfileInput = z.input<typeof PortalProfile>;

@@ -24,7 +24,17 @@ export const GuardRuleName = z.enum(['read-only', 'unknown-ref', 'hosts', 'off-h
 export type GuardRuleName = z.infer<typeof GuardRuleName>;
 
 /** Why the commit gate holds a request for the clerk (`src/agent/guard/request-class.ts`). */
-export const CommitRuleName = z.enum(['submit-path', 'risky-address', 'final-review-post', 'undeclared-post']);
+export const CommitRuleName = z.enum([
+  'submit-path',
+  'payment-path',
+  'risky-address',
+  'final-review-post',
+  'undeclared-post',
+  'unmapped-request',
+  'other-shape',
+  'get-sends-data',
+  'unknown-get-after-save',
+]);
 export type CommitRuleName = z.infer<typeof CommitRuleName>;
 
 /**
@@ -48,6 +58,11 @@ export const VerdictRule = z.enum([
   'commit-gate:risky-address',
   'commit-gate:final-review-post',
   'commit-gate:undeclared-post',
+  'commit-gate:payment-path',
+  'commit-gate:unmapped-request',
+  'commit-gate:other-shape',
+  'commit-gate:get-sends-data',
+  'commit-gate:unknown-get-after-save',
   'proof',
   'end',
 ]);

@@ -5,6 +5,7 @@ export { DATABASE_URL_ENV, openPgStore, PgStore } from './pg-store';
 export { officeDatabaseUrl, openConfiguredStore } from './configured';
 export { openRouteStore } from './route-store';
 export { routesOf } from './store-routes';
+export { requestMapsOf } from './request-map-store';
 export { defaultDbPath } from './location';
 export { StoreOpenError } from './database';
 export { CHAIN_DEFINITION, genesisHash, stepHash, type VerifyResult } from './chain';

@@ -226,6 +226,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 7,
+    name: 'learned request map',
+    // What the clerk taught the commit gate (src/shared/request-map.ts): per portal, one row per
+    // method, host, path and shape (`entry_key`), its version bumped when taught again, with who
+    // taught it and in which run. The JSON is the truth, checked against its schema on every read.
+    sql: `
+      CREATE TABLE request_map (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        portal      TEXT NOT NULL,
+        entry_key   TEXT NOT NULL,
+        version     INTEGER NOT NULL CHECK (version >= 1),
+        entry_json  TEXT NOT NULL,
+        taught_by   TEXT NOT NULL,
+        run_id      TEXT,
+        created_at  TEXT NOT NULL,
+        UNIQUE (portal, entry_key)
+      ) STRICT;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -205,4 +205,21 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'learned request map',
+    sql: `
+      CREATE TABLE request_map (
+        id          BIGSERIAL PRIMARY KEY,
+        portal      TEXT NOT NULL,
+        entry_key   TEXT NOT NULL,
+        version     INTEGER NOT NULL CHECK (version >= 1),
+        entry_json  TEXT NOT NULL,
+        taught_by   TEXT NOT NULL,
+        run_id      TEXT,
+        created_at  TEXT NOT NULL,
+        UNIQUE (portal, entry_key)
+      );
+    `,
+  },
 ];

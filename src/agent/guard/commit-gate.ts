@@ -3,7 +3,8 @@ import type { CarriedValueOrigin, HeldRequest } from '../../shared/clerk';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from '../../shared/allowed-hosts';
 import { sameEndpoint } from '../../shared/endpoint';
-import { classifyRequest, READ_METHODS, type PageState, type RequestClass } from './request-class';
+import { classifyRequest, READ_METHODS, requestShape, serverPath, type PageState, type RequestClass } from './request-class';
+import { learnedEntry, type LearnableKind, type RequestMapEntry } from '../../shared/request-map';
 import { valueNotApproved, type CarriedFile, type CarriedValue, type ControlSubmission } from '../../shared/control-submission';
 import { carriedValues } from './request-values';
 
@@ -57,6 +58,8 @@ interface GateDecision {
   decision: 'approve' | 'deny';
   by: string;
   note?: string;
+  /** With an approval: the clerk says this request is a section save (or look-up) of the portal; don't ask again. */
+  remember?: LearnableKind;
 }
 
 /** What the gate did with one request that was not free, for the step log and the audit trail. */
@@ -99,6 +102,17 @@ interface AdmitRequest {
   postBytes?: Uint8Array;
   /** The address of the frame whose script sent it; absent for documents (see `classifyRequest`). */
   fromFrame?: string | undefined;
+  /** Its headers: method overrides (`X-HTTP-Method-Override`) are read from them. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** What the classifier reads of a request beyond its method and address. */
+interface RequestDetail {
+  headers?: Readonly<Record<string, string>> | undefined;
+  postData?: string | null | undefined;
+  contentType?: string | undefined;
+  postBytes?: Uint8Array | undefined;
+  navigation?: boolean | undefined;
 }
 
 /** `submission`: an approved submission went; tell `submissionAnswered` when the portal answers it. */
@@ -126,8 +140,25 @@ export class CommitGate {
    */
   private readonly answers: Promise<string>[] = [];
   private listener: ((record: GateRecord) => void) | undefined;
+  /** What the clerk taught the request map (from the store at the start, and during this run). */
+  private readonly learned: RequestMapEntry[] = [];
+  /** A request that can change state went (the GET rule for unknown addresses starts here). */
+  private sentData = false;
+  /** `host/path` of the pages opened or redirected to. */
+  private readonly seen = new Set<string>();
 
   constructor(private readonly profile: PortalProfile) {}
+
+  private keepLearned: ((entry: RequestMapEntry, by: string) => void) | undefined;
+
+  /**
+   * Entries the clerk taught for this portal before (from the store), and where to keep what the
+   * clerk teaches during this run (the store; the step log records it with who taught it).
+   */
+  learnMap(entries: readonly RequestMapEntry[], keep?: (entry: RequestMapEntry, by: string) => void): void {
+    this.learned.push(...entries);
+    this.keepLearned = keep;
+  }
 
   /** The run that answers for held requests. Until one is set, every commit request is refused. */
   setJudge(judge: GateJudge): void {
@@ -145,8 +176,17 @@ export class CommitGate {
   }
 
   /** The class of a request right now (pure but for the page state). */
-  classify(method: string, url: string, fromFrame?: string): RequestClass {
-    return classifyRequest({ method, url, fromFrame }, this.profile, this.page);
+  classify(method: string, url: string, fromFrame?: string, detail: RequestDetail = {}, bodyUnread = false): RequestClass {
+    const judge = this.judge;
+    // Without a run to say where values come from, none is from the case: no harmless entry fits data.
+    const fromCase = judge ? (value: string, file?: CarriedFile) => judge.origin(value, file).origin !== 'not_from_case' : () => false;
+    return classifyRequest({ method, url, fromFrame, ...detail }, this.profile, this.page, { learned: this.learned, fromCase, sentData: this.sentData, seen: this.seen, bodyUnread });
+  }
+
+  /** Notes where the run has been and whether it sent data, for the GET rule (see `classifyRequest`). */
+  private went(method: string, url: string, navigation: boolean): void {
+    if (!READ_METHODS.has(method.toUpperCase())) this.sentData = true;
+    else if (navigation) this.seen.add(pageKey(url));
   }
 
   /**
@@ -226,8 +266,9 @@ export class CommitGate {
    * ones never; commit requests wait for the clerk (or the approval of the action that caused them).
    */
   async admit(request: AdmitRequest): Promise<Admission> {
-    const judged = this.classify(request.method, request.url, request.fromFrame);
+    const judged = this.classify(request.method, request.url, request.fromFrame, { headers: request.headers, postData: request.postData, contentType: request.contentType, postBytes: request.postBytes, navigation: request.navigation });
     if (judged.kind === 'free') {
+      this.went(request.method, request.url, request.navigation === true);
       // The egress proxy sees this request next, maybe after the page state moved on: it passes there too.
       if (!READ_METHODS.has(request.method.toUpperCase())) this.tickets.set(ticketKey(request.method, request.url), Date.now() + TICKET_MS);
       return { ok: true };
@@ -245,7 +286,10 @@ export class CommitGate {
   /** A redirect hop never carries an approval: one to a commit or forbidden address is refused. */
   redirect(method: string, location: string): Admission {
     const judged = this.classify(method, location);
-    if (judged.kind === 'free') return { ok: true };
+    if (judged.kind === 'free') {
+      this.seen.add(pageKey(location));
+      return { ok: true };
+    }
     return this.refuse(judged, method, location, `Refused a redirect to ${method} ${shorten(location)}: ${judged.reason}; a redirect cannot carry the clerk's approval`);
   }
 
@@ -254,8 +298,8 @@ export class CommitGate {
    * request of the context, including those of workers and of pages as they unload, which the
    * page's routing never sees). A commit request passes only with the ticket `admit` left for it.
    */
-  atEgress(method: string, url: string): Admission {
-    const judged = this.classify(method, url);
+  atEgress(method: string, url: string, detail?: RequestDetail): Admission {
+    const judged = this.classify(method, url, undefined, detail, detail === undefined);
     const key = ticketKey(method, url);
     const until = this.tickets.get(key);
     // A challenge frame's own post was admitted by the page's routing, which alone knows its frame: its ticket stands.
@@ -312,6 +356,7 @@ export class CommitGate {
         decision = { decision: 'deny', by: 'code', note: `the approval could not be asked (${errorMessage(err)})` };
       }
     }
+    const taught = decision.decision === 'approve' && decision.remember ? this.teach(request, decision.remember, decision.by) : undefined;
     if (decision.decision === 'deny') {
       this.record({ ...base, type: 'commit_denied', decision, detail: `Denied by ${decision.by}: ${method} ${shorten(url)} was not sent (${judged.reason})` });
       return { ok: false, reason: `denied by ${decision.by}` };
@@ -325,8 +370,35 @@ export class CommitGate {
       this.sent += 1;
     }
     this.tickets.set(ticketKey(method, url), Date.now() + TICKET_MS);
-    this.record({ ...base, type: preApproved ? 'commit_pre_approved' : 'commit_approved', decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})` });
+    this.went(method, url, request.navigation === true);
+    this.record({ ...base, type: preApproved ? 'commit_pre_approved' : 'commit_approved', decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})${taught ? `; ${taught}` : ''}` });
     return judged.submission ? { ok: true, submission: true } : { ok: true };
+  }
+
+  /**
+   * The clerk said a held request is a section save (or look-up): the map learns its method, path
+   * and shape, unless it carries a value not from the case (then it was sent once, and nothing is
+   * learned). Answers what happened, for the record.
+   */
+  private teach(request: AdmitRequest, kind: LearnableKind, by: string): string {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return 'not learned: the address does not parse';
+    }
+    const judge = this.judge;
+    const fromCase = (value: string, file?: CarriedFile) => (judge ? judge.origin(value, file).origin !== 'not_from_case' : false);
+    const shape = requestShape({ method: request.method, url: request.url, headers: request.headers, postData: request.postData, contentType: request.contentType, postBytes: request.postBytes }, url);
+    const taught = learnedEntry(shape, kind, fromCase);
+    if ('refused' in taught) return `not learned: ${taught.refused}`;
+    this.learned.push(taught.entry);
+    try {
+      this.keepLearned?.(taught.entry, by);
+    } catch {
+      // Keeping it failed: it still holds for this run.
+    }
+    return `learned as a ${kind} of this portal (taught by ${by})`;
   }
 
   private record(record: GateRecord): void {
@@ -347,6 +419,15 @@ function withTimeout(text: Promise<string>, ms: number): Promise<string> {
       resolve(t);
     });
   });
+}
+
+function pageKey(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${serverPath(u.pathname)}`;
+  } catch {
+    return url;
+  }
 }
 
 function ticketKey(method: string, url: string): string {

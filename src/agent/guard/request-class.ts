@@ -2,15 +2,46 @@ import { isChallengeUrl } from '../../shared/allowed-hosts';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { CommitRuleName } from '../../shared/verdict';
 import { foldForMatching, riskyWordIn } from './rules/risky-words';
+import { entryFits, type CaseCheck, type RequestMapEntry, type RequestShape } from '../../shared/request-map';
+import { MAX_VALUES } from '../../shared/control-submission';
+import { carriedValues } from './request-values';
 
 /**
- * What a request can do to the client's affairs, judged from the request alone (method and
- * address), never from the button, link, script or code that caused it:
- * - `forbidden`: it would change the account itself (delete or close it, withdraw an
- *   application, change the profile or password). Refused, even with the clerk's approval.
- * - `commit`: it may commit something that cannot be taken back (a submission, a payment, a
- *   deletion). Held until the clerk approves this request.
- * - `free`: reading a page, saving a form section, a look-up.
+ * What a request can do to the client's affairs, judged from the request alone (method, address,
+ * headers and body), never from the button, link, script or code that caused it:
+ * - `forbidden`: it would change the account itself (delete or close it, withdraw or void an
+ *   application, change the profile or password), or the map names it forbidden. Refused, even
+ *   with the clerk's approval.
+ * - `commit`: it can change state and the portal's request map does not name it harmless (or
+ *   names it a submission or payment). Held until the clerk approves this request.
+ * - `free`: reading a page, or a request the map names a `save` or `lookup` in exactly its shape.
+ *
+ * **Default deny.** A request can change state when its method is not GET, HEAD or OPTIONS, or a
+ * method override says so (`_method` in the query or body, `X-HTTP-Method-Override`,
+ * `X-HTTP-Method`, `X-Method-Override`), or it runs a GraphQL mutation (read from the JSON body or
+ * the query), whatever sent it: a form post, a fetch, a beacon or keepalive, a `<a ping>`. Such a
+ * request is free only when an entry of the map (`src/shared/request-map.ts`: the profile's
+ * `requestMap`, then what the clerk taught) names its method, path and shape harmless; a known
+ * path with another shape (`action=submit` to a learned save path, another GraphQL operation, a
+ * field the entry does not name, a value not from the case) is unknown, and waits.
+ *
+ * **GETs that can file or void.** A GET is free unless:
+ * - the map names it `submit` or `payment` (held) or `forbidden` (refused);
+ * - its query carries a value from the case (it sends data): held unless a `lookup` entry names
+ *   that shape;
+ * - its address says a filing or voiding word (`finish`, `finalise`, `lodge`, `void`, `destroy`,
+ *   `rescind`…; the forbidden-word rules, the second line): held or refused;
+ * - it navigates a page (a click, a goto, our own code) after the run has sent data, to a path
+ *   the map does not name and the run has not been on before (neither opened nor redirected
+ *   to): held, since a "Finish" link to a new address can file the saved draft.
+ * Redirect hops the portal answers with are not navigations of ours: they are judged by the rest.
+ *
+ * **WebSockets.** What a socket carries cannot be judged message by message, so a socket opens
+ * only at an address the map names with method `WEBSOCKET` as `save` or `lookup`; any other
+ * socket is refused (never held: there is no one request to show the clerk).
+ *
+ * The forbidden-word and risky-word rules stay as a second line: a map entry cannot make free an
+ * address whose words say submit, pay, delete or withdraw.
  *
  * `submission` marks a commit that sends the application itself (the proof of `done` needs one).
  */
@@ -28,6 +59,15 @@ interface RequestFacts {
    * at a frame (a form's target).
    */
   fromFrame?: string | undefined;
+  /** Its headers (names in any case): method overrides are read from them. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** Its body as text, where known: overrides, GraphQL operations and the shape are read from it. */
+  postData?: string | null | undefined;
+  contentType?: string | undefined;
+  /** A multipart body's bytes: its files are read by their hash. */
+  postBytes?: Uint8Array | undefined;
+  /** It navigates a frame or the page (a link, a goto, a form), not a redirect hop or a subresource. */
+  navigation?: boolean | undefined;
 }
 
 /** What the gate knows of the page the run is on when the request leaves. */
@@ -36,8 +76,24 @@ export interface PageState {
   finalReview: boolean;
 }
 
+/** What the run knows beyond the profile: the map the clerk taught, the case, where it has been. */
+export interface RunFacts {
+  /** Entries the clerk taught for this portal (after the profile's own). */
+  learned?: readonly RequestMapEntry[];
+  /** Whether a value is from the case or the clerk; without it, values are not checked. */
+  fromCase?: CaseCheck;
+  /** The run has sent a request that can change state (a save went). */
+  sentData?: boolean;
+  /** `host/path` (server path) of the pages the run has been on: opened, or redirected to. */
+  seen?: ReadonlySet<string>;
+  /** The body could not be read (the egress lock): no harmless entry fits a request that sends data. */
+  bodyUnread?: boolean;
+}
+
 /** The profile's part the classifier reads. */
-type RequestPolicy = Pick<PortalProfile, 'name' | 'allowHttp' | 'challengeHosts' | 'riskyWords' | 'submitPaths' | 'forbiddenPaths' | 'allowedPaths'>;
+type RequestPolicy = Pick<PortalProfile, 'name' | 'allowedHosts' | 'allowHttp' | 'challengeHosts' | 'riskyWords' | 'submitPaths' | 'forbiddenPaths' | 'allowedPaths'> & {
+  requestMap?: readonly RequestMapEntry[] | undefined;
+};
 
 /** Methods that only read: they commit nothing unless their address says so. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -125,26 +181,35 @@ function riskyWordInAddress(words: string, riskyWords: readonly string[]): strin
 
 /**
  * The classifier every request lock calls (the page's request routing, the redirect lock, the
- * egress proxy, code's own fetches). Pure: reads the request, the profile and the page state.
- * An address that does not parse is refused as forbidden (the host locks refuse it anyway).
+ * egress proxy, code's own fetches). Pure: reads the request, the profile, the page state and
+ * what the run knows (`RunFacts`). An address that does not parse is refused as forbidden (the
+ * host locks refuse it anyway).
  */
-export function classifyRequest(request: RequestFacts, profile: RequestPolicy, page: PageState): RequestClass {
+export function classifyRequest(request: RequestFacts, profile: RequestPolicy, page: PageState, run: RunFacts = {}): RequestClass {
   let url: URL;
   try {
     url = new URL(request.url);
   } catch {
     return { kind: 'forbidden', rule: 'forbidden-path', reason: 'the address does not parse' };
   }
-  const method = request.method.toUpperCase();
+  const shape = requestShape(request, url);
+  const sent = request.method.toUpperCase();
+  const method = shape.method;
   const path = url.pathname;
-  const shown = `${method} ${path}`;
+  const shown = `${sent === method ? method : `${sent} (as ${method})`} ${path}`;
+  const sendsData = method === 'WEBSOCKET' || !READ_METHODS.has(method) || !READ_METHODS.has(sent) || shape.graphql?.type === 'mutation' || shape.graphql?.type === 'subscription';
 
-  if (profile.challengeHosts.length > 0 && isChallengeUrl(url.href, profile).ok) return challengeRequest(method, url, request.fromFrame, profile);
+  if (profile.challengeHosts.length > 0 && isChallengeUrl(url.href, profile).ok) return challengeRequest(sendsData ? 'POST' : 'GET', url, request.fromFrame, profile);
+
+  const entries = [...(profile.requestMap ?? []), ...(run.learned ?? [])];
+  const fits = entries.map((entry) => ({ entry, fit: entryFits(entry, shape, run.fromCase) }));
+  const fitting = (kind: string) => fits.find((f) => f.entry.kind === kind && f.fit.fit === 'match');
 
   const known = knownWords(profile.riskyWords);
   const pathWords = addressWords(serverPath(path), known);
   const queryWords = addressWords(url.search, known);
-  const forbidden = (profile.forbiddenPaths ?? []).find((pattern) => pathMatches(pattern, path)) ?? accountChangeIn(pathWords, queryWords);
+  const forbiddenEntry = fitting('forbidden');
+  const forbidden = (profile.forbiddenPaths ?? []).find((pattern) => pathMatches(pattern, path)) ?? (forbiddenEntry ? `the request map names ${forbiddenEntry.entry.method} ${forbiddenEntry.entry.path} forbidden` : undefined) ?? accountChangeIn(pathWords, queryWords);
   if (forbidden) {
     return { kind: 'forbidden', rule: 'forbidden-path', reason: `${shown} is a forbidden path (${forbidden}): it changes the account or undoes an application, so Portal Desk never sends it, approved or not` };
   }
@@ -152,28 +217,152 @@ export function classifyRequest(request: RequestFacts, profile: RequestPolicy, p
     return { kind: 'forbidden', rule: 'outside-allowed-paths', reason: `${shown} is outside the paths the portal profile allows (${profile.allowedPaths.join(', ')})` };
   }
   const submitPaths = profile.submitPaths ?? [];
+  const declaresSubmission = submitPaths.length > 0 || entries.some((e) => e.kind === 'submit');
+  const submitEntry = fitting('submit');
   const submitPath = submitPaths.find((pattern) => pathMatches(pattern, path));
-  if (submitPath) {
-    return { kind: 'commit', rule: 'submit-path', submission: true, reason: `${shown} is the portal's submission address (${submitPath}): it sends the application` };
+  if (submitEntry || submitPath) {
+    return { kind: 'commit', rule: 'submit-path', submission: true, reason: `${shown} is the portal's submission address (${submitEntry ? submitEntry.entry.path : submitPath}): it sends the application` };
   }
-  const word = riskyWordInAddress(pathWords, profile.riskyWords) ?? riskyWordInAddress(queryWords, profile.riskyWords);
+  const paymentEntry = fitting('payment');
+  if (paymentEntry) return { kind: 'commit', rule: 'payment-path', submission: false, reason: `${shown} is the portal's payment address (${paymentEntry.entry.path}): it pays` };
+  const word = riskyWordInAddress(pathWords, profile.riskyWords) ?? riskyWordInAddress(queryWords, profile.riskyWords) ?? filingWordIn(pathWords);
   if (word) {
-    const submission = submitPaths.length === 0 && /\bsubmit\b/i.test(word);
+    const submission = !declaresSubmission && /\bsubmit\b/i.test(word);
     return { kind: 'commit', rule: 'risky-address', submission, reason: `the address of ${shown} says “${word}”: the clerk approves that request before it is sent` };
   }
-  if (READ_METHODS.has(method)) return { kind: 'free' };
+  const harmless = sendsData && run.bodyUnread ? undefined : fits.find((f) => (f.entry.kind === 'save' || f.entry.kind === 'lookup') && f.fit.fit === 'match');
+  const otherShape = fits.find((f) => (f.entry.kind === 'save' || f.entry.kind === 'lookup') && f.fit.fit === 'other-shape');
+  const otherShapeWhy = otherShape && otherShape.fit.fit === 'other-shape' ? `; the map knows ${otherShape.entry.method} ${otherShape.entry.path} as a ${otherShape.entry.kind}, but ${otherShape.fit.why}` : '';
+  if (method === 'WEBSOCKET') {
+    if (harmless) return { kind: 'free' };
+    return { kind: 'commit', rule: 'unmapped-request', submission: false, reason: `a WebSocket to ${url.host}${path} would carry messages no one can judge, and the request map names no socket there` };
+  }
+  if (!sendsData) {
+    if (harmless) return { kind: 'free' };
+    const caseValue = run.fromCase ? shape.pairs.find((p) => p.value !== '' && run.fromCase?.(p.value, p.file)) : undefined;
+    if (caseValue) {
+      return { kind: 'commit', rule: 'get-sends-data', submission: false, reason: `${shown} carries the case's value in “${caseValue.name}”: a GET whose query carries case values sends data, and the request map names no look-up of that shape${otherShapeWhy}` };
+    }
+    const address = `${url.host}${serverPath(path)}`;
+    if (request.navigation && run.sentData && !run.seen?.has(address) && !fits.some((f) => f.fit.fit !== 'none')) {
+      return { kind: 'commit', rule: 'unknown-get-after-save', submission: false, reason: `${shown} opens an address the run has not been on and the request map does not name, after the form saved data: a link such as “Finish” can file what was saved` };
+    }
+    return { kind: 'free' };
+  }
+  if (harmless) return { kind: 'free' };
   if (page.finalReview) {
-    return { kind: 'commit', rule: 'final-review-post', submission: submitPaths.length === 0, reason: `${shown} leaves a final-review page, where one request sends the application` };
+    return { kind: 'commit', rule: 'final-review-post', submission: !declaresSubmission, reason: `${shown} leaves a final-review page, where one request sends the application` };
   }
-  if (submitPaths.length === 0) {
-    return {
-      kind: 'commit',
-      rule: 'undeclared-post',
-      submission: false,
-      reason: `${shown} sends data, and the portal profile names no submitPaths, so code cannot tell a section save from a submission; the clerk approves every such request (list the portal's submitPaths to stop this)`,
-    };
+  if (otherShape) return { kind: 'commit', rule: 'other-shape', submission: false, reason: `${shown} sends data${otherShapeWhy}: a known path with another shape waits for the clerk` };
+  const what = shape.graphql?.type === 'mutation' ? `runs the GraphQL mutation ${shape.graphql.name ?? '(anonymous)'}` : sent !== method ? `asks the server to act as ${method}` : 'sends data';
+  return {
+    kind: 'commit',
+    rule: 'unmapped-request',
+    submission: false,
+    reason: `${shown} ${what}, and the portal's request map does not name it harmless: every request that can change state waits for the clerk unless the map names it (a section save or look-up can be taught from this card)`,
+  };
+}
+
+/**
+ * Why a profile's harmless map entry cannot stand, or undefined: the request it names (a `*`
+ * segment read as any one word) is one the forbidden rules refuse, or one whose address says a
+ * risky word (the second line holds it anyway, so the entry would promise what the gate does not do).
+ */
+export function mapEntryProblem(entry: RequestMapEntry, profile: RequestPolicy): string | undefined {
+  if (entry.kind !== 'save' && entry.kind !== 'lookup') return undefined;
+  const host = entry.host ?? profile.allowedHosts[0] ?? 'portal.invalid';
+  const url = `${profile.allowHttp ? 'http' : 'https'}://${host}${entry.path.replace(/\*/g, 'x')}`;
+  const judged = classifyRequest({ method: entry.method === 'WEBSOCKET' ? 'GET' : entry.method, url }, { ...profile, requestMap: [], submitPaths: [] }, { finalReview: false });
+  if (judged.kind === 'forbidden') return `${entry.method} ${entry.path} is named a ${entry.kind}, but it overlaps a forbidden rule (${judged.reason})`;
+  if (judged.kind === 'commit' && judged.rule === 'risky-address') return `${entry.method} ${entry.path} is named a ${entry.kind}, but ${judged.reason.replace(/: the clerk approves.*$/, '')}, so the gate holds it anyway`;
+  return undefined;
+}
+
+/** Headers that ask a server to act as another method. */
+const OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method', 'x-method-override'];
+/** Body and query fields that ask a server to act as another method. */
+const OVERRIDE_FIELDS = new Set(['_method', '__method', 'x-http-method-override']);
+/** The GraphQL fields of a request that are the operation, not data. */
+const GRAPHQL_FIELDS = new Set(['query', 'operationname', 'extensions', 'variables', 'id', 'documentid']);
+
+/**
+ * What a request carries and what it asks the server to do: its effective method (an override
+ * wins over what was sent, and a write wins over a read), host, server path, every field of the
+ * query and body (a GraphQL request's variables instead of its document), and its GraphQL
+ * operation. A body with more fields than are read carries a field named `(too many fields)`, so
+ * no harmless entry's shape fits it.
+ */
+export function requestShape(request: RequestFacts, url: URL): RequestShape {
+  const sent = request.method.toUpperCase();
+  let pairs: RequestShape['pairs'] = carriedValues(url.href, request.postData ?? null, request.contentType, request.postBytes);
+  const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const overrides = [...OVERRIDE_HEADERS.map((h) => headers[h]), ...pairs.filter((p) => OVERRIDE_FIELDS.has(p.name.toLowerCase())).map((p) => p.value)]
+    .filter((v): v is string => typeof v === 'string' && v.trim() !== '')
+    .map((v) => v.trim().toUpperCase());
+  const writes = overrides.filter((m) => !READ_METHODS.has(m));
+
+  const graphql = graphqlOf(url, request.postData ?? null, request.contentType);
+  if (graphql) {
+    pairs = [...pairs.filter((p) => !GRAPHQL_FIELDS.has(p.name.toLowerCase())), ...graphql.variables];
   }
-  return { kind: 'free' };
+  if (pairs.length >= MAX_VALUES) pairs = [...pairs, { name: '(too many fields)', value: '' }];
+  // An override to a write wins; one to a read never makes a write a read.
+  const method = sent !== 'WEBSOCKET' && writes[0] !== undefined ? writes[0] : sent;
+  return { method, host: url.host, path: serverPath(url.pathname), pairs, ...(graphql ? { graphql: graphql.operation } : {}) };
+}
+
+/**
+ * The GraphQL operation a request runs, read from a JSON body (`{query, operationName,
+ * variables}`, or a batch of them) or the query (`?query=…`), with its variables as fields. A
+ * request whose document cannot be read (a persisted query's hash only) counts as a mutation.
+ */
+function graphqlOf(url: URL, body: string | null, contentType: string | undefined): { operation: NonNullable<RequestShape['graphql']>; variables: { name: string; value: string }[] } | undefined {
+  const documents: { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown }[] = [];
+  if (body && (contentType ?? '').toLowerCase().includes('json')) {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      for (const item of Array.isArray(parsed) ? parsed : [parsed]) if (item && typeof item === 'object') documents.push(item as (typeof documents)[number]);
+    } catch {
+      // Not JSON: not GraphQL either.
+    }
+  } else if (body && (contentType ?? '').toLowerCase().includes('graphql')) {
+    documents.push({ query: body });
+  }
+  const queryParam = url.searchParams.get('query');
+  if (queryParam !== null && /^\s*(query|mutation|subscription|fragment|\{)/.test(stripComments(queryParam))) {
+    documents.push({ query: queryParam, operationName: url.searchParams.get('operationName') ?? undefined });
+  }
+  const operations = documents.filter((d) => typeof d.query === 'string' || (typeof d.operationName === 'string' && d.extensions !== undefined));
+  if (operations.length === 0) return undefined;
+  let type: 'query' | 'mutation' | 'subscription' = 'query';
+  let name: string | undefined;
+  const variables: { name: string; value: string }[] = [];
+  for (const op of operations) {
+    const text = typeof op.query === 'string' ? stripComments(op.query) : undefined;
+    const opName = typeof op.operationName === 'string' ? op.operationName : undefined;
+    const kinds = text === undefined ? ['mutation'] : [...text.matchAll(/(?:^|[}\s])(query|mutation|subscription)\b/g)].map((m) => m[1]);
+    if (kinds.includes('mutation')) type = 'mutation';
+    else if (kinds.includes('subscription') && type !== 'mutation') type = 'subscription';
+    const declared = text ? /(?:query|mutation|subscription)\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(text)?.[1] : undefined;
+    const here = opName ?? declared;
+    // A batch, or a document whose name is not the one asked for, is named by no single entry.
+    name = operations.length === 1 && (!opName || !declared || text?.includes(opName)) ? here : undefined;
+    if (op.variables && typeof op.variables === 'object') {
+      for (const [key, value] of Object.entries(op.variables as Record<string, unknown>)) variables.push({ name: key, value: typeof value === 'string' ? value : JSON.stringify(value) });
+    }
+  }
+  return { operation: { type, ...(name ? { name } : {}) }, variables };
+}
+
+function stripComments(text: string): string {
+  return text.replace(/#[^\n]*/g, ' ').replace(/"""[\s\S]*?"""|"(?:[^"\\]|\\.)*"/g, '""');
+}
+
+/** Words in a path that file or finish an application, or void what was filed: held whatever the method. */
+const FILING_WORDS = ['finish', 'finalise', 'finalize', 'finalisation', 'finalization', 'lodge', 'lodgement', 'file', 'complete', 'void', 'destroy', 'rescind', 'annul', 'nullify', 'revoke'];
+
+function filingWordIn(pathWords: string): string | undefined {
+  return FILING_WORDS.find((w) => pathWords.includes(` ${w} `));
 }
 
 /**
@@ -205,12 +394,12 @@ const ACCOUNT_THINGS = ['account', 'profile', 'user', 'users', 'me', 'membership
 const ACCOUNT_CHANGES = ['delete', 'remove', 'close', 'deactivate', 'cancel', 'terminate', 'erase', 'change', 'update', 'edit', 'reset', 'transfer'];
 /** Words that name what the client holds, and what would undo it. */
 const HOLDINGS = ['application', 'applications', 'registration', 'registrations', 'licence', 'license', 'connection', 'certificate', 'return', 'returns'];
-const UNDOING = ['delete', 'remove', 'cancel', 'withdraw', 'surrender', 'terminate', 'revoke', 'disconnect'];
+const UNDOING = ['delete', 'remove', 'cancel', 'withdraw', 'surrender', 'terminate', 'revoke', 'disconnect', 'void', 'destroy', 'rescind', 'annul', 'nullify'];
 /** Words that are forbidden wherever they stand in a path. */
-const ALWAYS_FORBIDDEN = ['withdraw', 'withdrawal', 'unsubscribe', 'deregister', 'deactivate', 'surrender', 'disconnect'];
+const ALWAYS_FORBIDDEN = ['withdraw', 'withdrawal', 'unsubscribe', 'deregister', 'deactivate', 'surrender', 'disconnect', 'rescind', 'destroy', 'annul', 'nullify'];
 /** Short words that run between those in an address (`deletemyaccount`, `unsubscribeall`, `paynow`). */
 const GLUE = ['my', 'all', 'now', 'the', 'this', 'and', 'to', 'do'];
-const CLASSIFIER_WORDS = [...ACCOUNT_THINGS, ...ACCOUNT_CHANGES, ...HOLDINGS, ...UNDOING, ...ALWAYS_FORBIDDEN, ...GLUE];
+const CLASSIFIER_WORDS = [...FILING_WORDS, ...ACCOUNT_THINGS, ...ACCOUNT_CHANGES, ...HOLDINGS, ...UNDOING, ...ALWAYS_FORBIDDEN, ...GLUE];
 
 /** The words run-together address words are read into: the classifier's own and the profile's risky words (single words). */
 function knownWords(riskyWords: readonly string[]): ReadonlySet<string> {

@@ -34,16 +34,20 @@ describe('classifyRequest', () => {
   });
 
   it('does not read "sign in" or "log out" in an address as the risky word "sign"', () => {
-    expect(kind('POST', '/sign-in')).toEqual({ kind: 'free' });
-    expect(kind('POST', '/account/sign_out')).toEqual({ kind: 'free' });
-    expect(kind('POST', '/declaration/sign')).toMatchObject({ kind: 'commit', rule: 'risky-address' });
+    // Default deny: a post is free only where the map names it; the words decide nothing more.
+    const p = profile({ requestMap: [{ method: 'POST', path: '/sign-in', kind: 'save' }, { method: 'POST', path: '/account/sign_out', kind: 'save' }, { method: 'POST', path: '/declaration/sign', kind: 'save' }] });
+    expect(kind('POST', '/sign-in', p)).toEqual({ kind: 'free' });
+    expect(kind('POST', '/account/sign_out', p)).toEqual({ kind: 'free' });
+    expect(kind('POST', '/declaration/sign', p)).toMatchObject({ kind: 'commit', rule: 'risky-address' });
   });
 
-  it('holds data sent from a final-review page, and every post when the profile names no submitPaths', () => {
-    expect(kind('POST', '/apply/owner')).toEqual({ kind: 'free' });
+  it('holds every post the map does not name, and data sent from a final-review page', () => {
+    const p = profile({ requestMap: [{ method: 'POST', path: '/apply/owner', kind: 'save' }] });
+    expect(kind('POST', '/apply/owner', p)).toEqual({ kind: 'free' });
+    expect(kind('POST', '/apply/owner')).toMatchObject({ kind: 'commit', rule: 'unmapped-request', submission: false });
     expect(kind('POST', '/apply/owner', profile(), true)).toMatchObject({ kind: 'commit', rule: 'final-review-post' });
     expect(kind('GET', '/apply/owner', profile(), true)).toEqual({ kind: 'free' });
-    expect(kind('POST', '/apply/owner', profile({ submitPaths: [] }))).toMatchObject({ kind: 'commit', rule: 'undeclared-post', submission: false });
+    expect(kind('POST', '/apply/owner', profile({ submitPaths: [] }))).toMatchObject({ kind: 'commit', rule: 'unmapped-request', submission: false });
   });
 
   it('refuses account changes and undoing what the client holds, whatever the profile says', () => {

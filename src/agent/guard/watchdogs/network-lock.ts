@@ -62,7 +62,7 @@ export async function installNetworkLock(
       // A multipart form's bytes too: its files are hashed for the approval card (the text form is UTF-8 decoded, lossy for binary files).
       const postBytes = contentType?.toLowerCase().includes('multipart/form-data') ? (request.postDataBuffer() ?? undefined) : undefined;
       const fromFrame = document ? undefined : frameUrlOf(request);
-      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, navigation: document, fromFrame, ...(postBytes ? { postBytes } : {}) });
+      const admission = await options.gate.admit({ method: request.method(), url, postData: postDataOf(request), contentType, navigation: document, fromFrame, headers: request.headers(), ...(postBytes ? { postBytes } : {}) });
       if (!admission.ok) {
         await route.abort('blockedbyclient').catch(() => undefined);
         return;
@@ -122,14 +122,14 @@ export async function installNetworkLock(
 
   /**
    * Why a WebSocket may not open, or undefined: a host off the portal, or an address the commit
-   * gate would not let a plain request reach (its upgrade is a GET to that address, and what the
-   * socket then carries cannot be judged at all, so a socket to a submit, risky or forbidden
-   * address is refused outright, never held for approval).
+   * gate does not let a socket reach. What a socket carries cannot be judged message by message,
+   * so it opens only where the portal's request map names a `WEBSOCKET` save or look-up
+   * (default deny); any other is refused outright, never held for approval.
    */
   const socketRefusal = (url: URL): string | undefined => {
     const address = asHttp(url);
     if (!isAllowedUrl(address, profile).ok) return `not one of ${profile.name}'s addresses`;
-    const judged = options.gate?.classify('GET', address);
+    const judged = options.gate?.classify('WEBSOCKET', address);
     return judged && judged.kind !== 'free' ? `${judged.reason}; a socket's messages cannot be judged, so no socket opens there` : undefined;
   };
   const socketRefused = (url: URL): boolean => socketRefusal(url) !== undefined;
