@@ -8,19 +8,45 @@ export const CarriedValueOrigin = z.enum(['case', 'clerk', 'not_from_case']);
 export type CarriedValueOrigin = z.infer<typeof CarriedValueOrigin>;
 
 /**
+ * On a final-review page: each value the page says it will submit, beside the case value it came
+ * from. `same`; `differs` (the page shows another value than the case has); `not_in_case` (no case
+ * field or clerk answer matches the row).
+ */
+export const ReviewRow = z.object({
+  label: z.string(),
+  pageValue: z.string(),
+  field: z.string().optional(),
+  caseValue: z.string().optional(),
+  match: z.enum(['same', 'differs', 'not_in_case']),
+});
+export type ReviewRow = z.infer<typeof ReviewRow>;
+
+/**
  * A request the commit gate holds for the clerk: it can commit something (a submission, a
  * payment, a deletion), whatever caused it (an action, code's own handling, a page script).
  */
 export const HeldRequest = z.object({
   method: z.string(),
   url: z.string(),
-  /** The gate's rule: submit-path, risky-address, final-review-post, undeclared-post. */
+  /** The gate's rule: submit-path, risky-address, final-review-post, undeclared-post; gated-action for the first request of an action the guard asks the clerk about. */
   rule: CommitRuleName,
   reason: z.string(),
   /** What sent it: `click button "Next" (step 4)`, or "the page itself (a script, a form or a redirect)". */
   cause: z.string(),
   /** Every value it carries, with where it came from; hidden fields show as not from the case. */
   values: z.array(z.object({ name: z.string(), value: z.string(), origin: CarriedValueOrigin, field: z.string().optional() })),
+  /**
+   * The sha256 of the body exactly as it would leave (hex), absent for a request with no body:
+   * the approval is of this body, to this method and address; another body is asked about again.
+   */
+  bodySha256: z.string().optional(),
+  /**
+   * A submission (or a request leaving a final-review page): the values the portal's review page
+   * showed it will file, compared with the case field by field, read by the run from its last look
+   * at that page (no separate read). A value can reach the portal's records through an earlier
+   * request, so a difference here matters even when the request itself carries only case values.
+   */
+  review: z.array(ReviewRow).optional(),
 });
 export type HeldRequest = z.infer<typeof HeldRequest>;
 

@@ -20,7 +20,7 @@ export const GuardRuleName = z.enum(['read-only', 'unknown-ref', 'hosts', 'off-h
 export type GuardRuleName = z.infer<typeof GuardRuleName>;
 
 /** Why the commit gate holds a request for the clerk (`src/agent/guard/request-class.ts`). */
-export const CommitRuleName = z.enum(['submit-path', 'risky-address', 'final-review-post', 'undeclared-post']);
+export const CommitRuleName = z.enum(['submit-path', 'risky-address', 'final-review-post', 'undeclared-post', 'gated-action']);
 export type CommitRuleName = z.infer<typeof CommitRuleName>;
 
 /**
@@ -44,6 +44,7 @@ export const VerdictRule = z.enum([
   'commit-gate:risky-address',
   'commit-gate:final-review-post',
   'commit-gate:undeclared-post',
+  'commit-gate:gated-action',
   'proof',
   'end',
 ]);
