@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Action } from './action';
 import type { CarriedValue } from './control-submission';
 import { CommitRuleName, Verdict } from './verdict';
+import { invisibleCount, showInvisible } from './visible-text';
 
 /** Where a value a held request carries came from: a case field, a clerk's answer, or neither. */
 export const CarriedValueOrigin = z.enum(['case', 'clerk', 'not_from_case']);
@@ -58,6 +59,42 @@ export function heldRequestLine(request: Pick<HeldRequest, 'method' | 'url'>): s
   } catch {
     return `${request.method} ${request.url.slice(0, 120)}`;
   }
+}
+
+/** The held request's method and whole address, with invisible and direction-changing characters shown (for cards and prompts). */
+export function heldAddress(request: Pick<HeldRequest, 'method' | 'url'>): string {
+  return `${showInvisible(request.method)} ${showInvisible(request.url)}`;
+}
+
+/** One row of a card's values: the value whole, invisible characters shown; where it came from in words. */
+interface CardValue {
+  /** The form field (for a file: the box it goes into). */
+  name: string;
+  value: string;
+  /** `case field full_name`, `case document pan_card`, `your answer: phone`, `not from the case`. */
+  source: string;
+  notFromCase: boolean;
+  /** Characters in the value a reader could not see or that turn text around (shown as marks). */
+  invisible: number;
+}
+
+/** What a held request carries, as the card and the terminal show it: every value whole, each with its provenance. */
+export function cardValues(request: Pick<HeldRequest, 'values'>): CardValue[] {
+  return request.values.map((v) => ({
+    name: showInvisible(v.name),
+    value: showInvisible(v.value),
+    source:
+      v.origin === 'case' ? (v.field?.startsWith('document ') ? `case ${v.field}` : `case field ${v.field ?? ''}`.trim()) : v.origin === 'clerk' ? `your answer${v.field ? `: ${v.field}` : ''}` : 'not from the case',
+    notFromCase: v.origin === 'not_from_case',
+    invisible: invisibleCount(v.name) + invisibleCount(v.value),
+  }));
+}
+
+/** The review rows that are not the case's (a different value, or one the case does not have), in words for a card or prompt. */
+export function reviewDifferences(request: Pick<HeldRequest, 'review'>): string[] {
+  return (request.review ?? [])
+    .filter((r) => r.match !== 'same')
+    .map((r) => (r.match === 'differs' ? `${showInvisible(r.label)}: the review page says "${showInvisible(r.pageValue)}", the case says "${showInvisible(r.caseValue ?? '')}"` : `${showInvisible(r.label)}: "${showInvisible(r.pageValue)}" is not from the case`));
 }
 
 /** A gated action, or a held request, waiting for the clerk. */
