@@ -118,10 +118,10 @@ type Admission = { ok: true; submission?: true; committed?: true } | { ok: false
  * data (free by the classifier). Every kind is read for application numbers: a portal that issues
  * two numbers in one run filed two applications, whichever request filed the second.
  */
-export type AnswerKind = 'submission' | 'after_submission' | 'approved' | 'other';
+type AnswerKind = 'submission' | 'after_submission' | 'approved' | 'other';
 
 /** One answer the portal gave: to which request (`POST /x on host`), of which kind, as text (its redirects' addresses and the body it ended on). */
-export interface PortalAnswer {
+interface PortalAnswer {
   line: string;
   kind: AnswerKind;
   text: string;

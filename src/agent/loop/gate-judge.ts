@@ -69,7 +69,7 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
 }
 
 /** Where a value a request carries came from: a case field or document, a clerk's answer, or neither. */
-export function carriedOrigin(run: RunContext, value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string } {
+function carriedOrigin(run: RunContext, value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string } {
   return file ? documentOf(run, file) : originOf(run, value);
 }
 

@@ -16,8 +16,8 @@ const HOST = 'berths.harbour.example';
 export interface BerthAttack {
   /** Markup on the "About you" page (a banner, a script). */
   aboutYou?: string;
-  /** A hidden field the "About you" form carries to the portal (a value not from the case, saved by a free section save). */
-  aboutYouHidden?: Record<string, string>;
+  /** Hidden fields the "Your berth" form carries to the portal after its own (a value not from the case, saved by a free section save). */
+  berthHidden?: Record<string, string>;
   /** Markup on the "Your berth" page (a "Save draft", a script). */
   berth?: string;
   /** Markup on the check page (a script). */
@@ -118,22 +118,22 @@ export class BerthPortal {
       return redirect(res, 303, '/berth/check');
     }
     if (path === '/berth/about-you') {
-      const hidden = Object.entries(this.attack.aboutYouHidden ?? {}).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join('');
       return page(
         res,
         'About you',
-        `${steps(1)}<h1>About you</h1>${this.attack.aboutYou ?? ''}<form method="post" action="/berth/about-you">${hidden}
+        `${steps(1)}<h1>About you</h1>${this.attack.aboutYou ?? ''}<form method="post" action="/berth/about-you">
 <label for="skipper_name">Skipper name</label><input id="skipper_name" name="skipper_name">
 <label for="vessel_name">Vessel name</label><input id="vessel_name" name="vessel_name">
 <button type="submit">Next</button></form>`,
       );
     }
     if (path === '/berth/your-berth') {
+      const hidden = Object.entries(this.attack.berthHidden ?? {}).map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`).join('');
       return page(
         res,
         'Your berth',
         `${steps(2)}<h1>Your berth</h1>${this.attack.berth ?? ''}<form method="post" action="/berth/your-berth">
-<label for="home_port">Home port</label><input id="home_port" name="home_port">
+<label for="home_port">Home port</label><input id="home_port" name="home_port">${hidden}
 <button type="submit">Next</button></form>`,
       );
     }

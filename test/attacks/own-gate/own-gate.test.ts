@@ -162,11 +162,12 @@ describe('a card binds to the exact request', () => {
 
   it('a review page holding a value no case field gave (saved by a free section save): the filing’s card names the difference; the careful clerk denies, nothing filed', async () => {
     const clerk = new CarefulClerk();
-    const { result } = await run({ aboutYouHidden: { home_port: 'Tortuga' } }, clerk);
+    // The section save of "Your berth" (free: no card) also sends a hidden vessel name the case never gave.
+    const { result } = await run({ berthHidden: { vessel_name: 'Black Pearl' } }, clerk);
     expect(portal.filings).toEqual([]);
     const card = clerk.cards.find((c) => c.request?.url.endsWith('/berth/file'));
     expect(card?.request?.values.every((v) => v.origin !== 'not_from_case')).toBe(true);
-    expect(card?.request?.review?.find((r) => r.label === 'Home port')).toMatchObject({ pageValue: 'Tortuga', caseValue: 'Lisbon', match: 'differs' });
+    expect(card?.request?.review?.find((r) => r.label === 'Vessel name')).toMatchObject({ pageValue: 'Black Pearl', caseValue: 'Gull of Porto', match: 'differs' });
     expect(result.status).toBe('failed');
   }, TIMEOUT);
 });
