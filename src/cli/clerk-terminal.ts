@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, HeldRequest, InputRequest, InputSource } from '../shared/clerk';
-import { heldRequestLine, SECRET_INPUT_KINDS } from '../shared/clerk';
+import { cardValues, heldAddress, heldRequestLine, reviewDifferences, SECRET_INPUT_KINDS } from '../shared/clerk';
 import type { ApproveMode } from '../shared/run';
 import { promptLine } from './terminal-prompt';
+import { showInvisible } from '../shared/visible-text';
 
 const run = promisify(execFile);
 
@@ -21,11 +22,12 @@ export function autoApprovalWarning(mode: ApproveMode): string | null {
   return mode === 'ask' ? null : `!! --approve ${mode}: gated actions are ${mode === 'all' ? 'APPROVED' : 'DENIED'} automatically. Demo and test use only.`;
 }
 
-/** The values a held request carries, one a line, those not from the case marked. */
-function carriedLines(request: Pick<HeldRequest, 'values'>): string {
-  if (request.values.length === 0) return '';
-  const lines = request.values.slice(0, 30).map((v) => `\n    ${v.origin === 'not_from_case' ? '!! NOT FROM THE CASE' : v.origin === 'clerk' ? 'clerk answer' : `case ${v.field ?? ''}`.trim()}: ${v.name} = ${v.value.slice(0, 120)}`);
-  return `${lines.join('')}${request.values.length > 30 ? `\n    … and ${request.values.length - 30} more` : ''}`;
+/** The values a held request carries, one a line and whole, those not from the case marked; then review rows that differ from the case. */
+function carriedLines(request: Pick<HeldRequest, 'values'> & Partial<Pick<HeldRequest, 'review' | 'bodySha256'>>): string {
+  const lines = cardValues(request).map((v) => `\n    ${v.notFromCase ? '!! NOT FROM THE CASE' : v.source}: ${v.name} = ${v.value}${v.invisible > 0 ? `  (!! ${v.invisible} invisible or direction-changing character${v.invisible === 1 ? '' : 's'}, shown as ⟦…⟧)` : ''}`);
+  const differences = reviewDifferences(request).map((line) => `\n    !! REVIEW PAGE DIFFERS FROM THE CASE: ${line}`);
+  const body = request.bodySha256 ? `\n    body sha256 ${request.bodySha256}` : '';
+  return `${lines.join('')}${differences.join('')}${body}`;
 }
 
 /** The clerk's typed answer: y sends once, s/l (where offered) also teach the map a save or look-up, anything else denies. */
@@ -46,9 +48,10 @@ export class TerminalApprovals implements ApprovalGate {
   ) {}
 
   async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    const what = req.request
-      ? `send ${heldRequestLine(req.request)} (sent by ${req.request.cause})${carriedLines(req.request)}`
-      : `${`${req.action?.type ?? 'act'} ${req.element ?? ''}`.trim()}${req.sends ? ` (sends ${heldRequestLine(req.sends)})${carriedLines(req.sends)}` : ''}`;
+    // Everything the page wrote (the button's name, the cause, values) with its hidden characters shown.
+    const what = showInvisible(req.request
+      ? `${req.action ? `${`${req.action.type} ${req.element ?? ''}`.trim()}, which sends ` : 'send '}${heldAddress(req.request)} (sent by ${req.request.cause})${carriedLines(req.request)}`
+      : `${`${req.action?.type ?? 'act'} ${req.element ?? ''}`.trim()}${req.sends ? ` (sends ${heldRequestLine(req.sends)})${carriedLines(req.sends)}` : ''}`);
     const run = whose(this.name, req.runId);
     if (this.mode === 'all') {
       this.log(`  APPROVED AUTOMATICALLY (--approve all, demo/test mode)${run}: ${what} — ${req.verdict.reason}`);

@@ -3,10 +3,25 @@ import { Action } from './action';
 import type { CarriedValue } from './control-submission';
 import { LearnableKind } from './request-map';
 import { CommitRuleName, Verdict } from './verdict';
+import { invisibleCount, showInvisible } from './visible-text';
 
 /** Where a value a held request carries came from: a case field, a clerk's answer, or neither. */
 export const CarriedValueOrigin = z.enum(['case', 'clerk', 'not_from_case']);
 export type CarriedValueOrigin = z.infer<typeof CarriedValueOrigin>;
+
+/**
+ * On a final-review page: each value the page says it will submit, beside the case value it came
+ * from. `same`; `differs` (the page shows another value than the case has); `not_in_case` (no case
+ * field or clerk answer matches the row).
+ */
+export const ReviewRow = z.object({
+  label: z.string(),
+  pageValue: z.string(),
+  field: z.string().optional(),
+  caseValue: z.string().optional(),
+  match: z.enum(['same', 'differs', 'not_in_case']),
+});
+export type ReviewRow = z.infer<typeof ReviewRow>;
 
 /**
  * A request the commit gate holds for the clerk: it can commit something (a submission, a
@@ -15,13 +30,25 @@ export type CarriedValueOrigin = z.infer<typeof CarriedValueOrigin>;
 export const HeldRequest = z.object({
   method: z.string(),
   url: z.string(),
-  /** The gate's rule: submit-path, unmapped-request, other-shape, get-sends-data, risky-address… */
+  /** The gate's rule: submit-path, unmapped-request, other-shape, get-sends-data, risky-address…; gated-action for the first request of an action the guard asks the clerk about. */
   rule: CommitRuleName,
   reason: z.string(),
   /** What sent it: `click button "Next" (step 4)`, or "the page itself (a script, a form or a redirect)". */
   cause: z.string(),
   /** Every value it carries, with where it came from; hidden fields show as not from the case. */
   values: z.array(z.object({ name: z.string(), value: z.string(), origin: CarriedValueOrigin, field: z.string().optional() })),
+  /**
+   * The sha256 of the body exactly as it would leave (hex), absent for a request with no body:
+   * the approval is of this body, to this method and address; another body is asked about again.
+   */
+  bodySha256: z.string().optional(),
+  /**
+   * A submission (or a request leaving a final-review page): the values the portal's review page
+   * showed it will file, compared with the case field by field, read by the run from its last look
+   * at that page (no separate read). A value can reach the portal's records through an earlier
+   * request, so a difference here matters even when the request itself carries only case values.
+   */
+  review: z.array(ReviewRow).optional(),
 });
 export type HeldRequest = z.infer<typeof HeldRequest>;
 
@@ -33,6 +60,42 @@ export function heldRequestLine(request: Pick<HeldRequest, 'method' | 'url'>): s
   } catch {
     return `${request.method} ${request.url.slice(0, 120)}`;
   }
+}
+
+/** The held request's method and whole address, with invisible and direction-changing characters shown (for cards and prompts). */
+export function heldAddress(request: Pick<HeldRequest, 'method' | 'url'>): string {
+  return `${showInvisible(request.method)} ${showInvisible(request.url)}`;
+}
+
+/** One row of a card's values: the value whole, invisible characters shown; where it came from in words. */
+interface CardValue {
+  /** The form field (for a file: the box it goes into). */
+  name: string;
+  value: string;
+  /** `case field full_name`, `case document pan_card`, `your answer: phone`, `not from the case`. */
+  source: string;
+  notFromCase: boolean;
+  /** Characters in the value a reader could not see or that turn text around (shown as marks). */
+  invisible: number;
+}
+
+/** What a held request carries, as the card and the terminal show it: every value whole, each with its provenance. */
+export function cardValues(request: Pick<HeldRequest, 'values'>): CardValue[] {
+  return request.values.map((v) => ({
+    name: showInvisible(v.name),
+    value: showInvisible(v.value),
+    source:
+      v.origin === 'case' ? (v.field?.startsWith('document ') ? `case ${v.field}` : `case field ${v.field ?? ''}`.trim()) : v.origin === 'clerk' ? `your answer${v.field ? `: ${v.field}` : ''}` : 'not from the case',
+    notFromCase: v.origin === 'not_from_case',
+    invisible: invisibleCount(v.name) + invisibleCount(v.value),
+  }));
+}
+
+/** The review rows that are not the case's (a different value, or one the case does not have), in words for a card or prompt. */
+export function reviewDifferences(request: Pick<HeldRequest, 'review'>): string[] {
+  return (request.review ?? [])
+    .filter((r) => r.match !== 'same')
+    .map((r) => (r.match === 'differs' ? `${showInvisible(r.label)}: the review page says "${showInvisible(r.pageValue)}", the case says "${showInvisible(r.caseValue ?? '')}"` : `${showInvisible(r.label)}: "${showInvisible(r.pageValue)}" is not from the case`));
 }
 
 /** A gated action, or a held request, waiting for the clerk. */

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ApprovalRequest, InputKind, InputRequest, TakeOverRequest } from './clerk';
+import { ApprovalRequest, InputKind, InputRequest, ReviewRow, TakeOverRequest } from './clerk';
+
+export { ReviewRow };
 import { RunRecord, RunStatus, StepRecord } from './run';
 
 /**
@@ -89,19 +91,6 @@ export const TakeOverView = TakeOverRequest.extend({
 });
 export type TakeOverView = z.infer<typeof TakeOverView>;
 
-/**
- * On a final-review page: each value the page says it will submit, beside the case value it came
- * from. `same`; `differs` (the page shows another value than the case has); `not_in_case` (no case
- * field or clerk answer matches the row).
- */
-export const ReviewRow = z.object({
-  label: z.string(),
-  pageValue: z.string(),
-  field: z.string().optional(),
-  caseValue: z.string().optional(),
-  match: z.enum(['same', 'differs', 'not_in_case']),
-});
-export type ReviewRow = z.infer<typeof ReviewRow>;
 
 /** What an approval will do, read from the page when it was asked: for the card. */
 export const ApprovalDetail = z.object({

@@ -21,9 +21,13 @@ export interface CarriedValue {
   file?: CarriedFile;
 }
 
-/** At most this many pairs, each value at most this long (longer ones cut with an ellipsis), on a card and in a comparison. */
+/**
+ * At most this many pairs, each value at most this long (longer ones cut with an ellipsis), on a
+ * card and in a comparison. A card shows every value whole (it scrolls): the bound only keeps a
+ * runaway body from filling the clerk's queue; a value cut here is marked by its ellipsis.
+ */
 export const MAX_VALUES = 200;
-const MAX_VALUE = 500;
+const MAX_VALUE = 64 * 1024;
 
 /** Adds a pair within those bounds: the one way pairs are kept, so a control's and a request's compare alike. */
 export function pushPair(values: CarriedValue[], name: string, value: string, file?: CarriedFile): void {

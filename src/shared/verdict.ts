@@ -34,6 +34,7 @@ export const CommitRuleName = z.enum([
   'other-shape',
   'get-sends-data',
   'unknown-get-after-save',
+  'gated-action',
 ]);
 export type CommitRuleName = z.infer<typeof CommitRuleName>;
 
@@ -63,6 +64,7 @@ export const VerdictRule = z.enum([
   'commit-gate:other-shape',
   'commit-gate:get-sends-data',
   'commit-gate:unknown-get-after-save',
+  'commit-gate:gated-action',
   'proof',
   'end',
 ]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareWithCase, sameValue } from '../../src/console/approval-detail';
+import { compareWithCase, sameValue } from '../../src/agent/portal/review-values';
 
 /** The approval card's table: each value a review page says it will submit, beside the case value it came from. */
 const caseFile = {

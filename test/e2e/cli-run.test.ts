@@ -23,9 +23,9 @@ describe('portal-desk run (the CLI, as a real process)', () => {
     expect(compareSubmission(loadCaseFile(SHOPS_CASE).fields, summary.submittedFields)).toEqual([]);
     expect(r.stderr).toMatch(/APPROVED AUTOMATICALLY \(--approve all/);
     expect(r.stderr).toMatch(/rule-based form filler \(not AI\)/);
-    // The step's header, then its lines (the commit gate's record of the request the approved click sent among them).
+    // The step's header, then its lines (the commit gate's record of the request the click sent, its one card, among them).
     expect(r.stderr).toMatch(/#\d+ .*\n(?:.*\n)*?.*click button "Submit/);
-    expect(r.stderr).toMatch(/commit_pre_approved: Sent POST \S+\/apply\/submit/);
+    expect(r.stderr).toMatch(/commit_approved: Sent POST \S+\/apply\/submit, approved by auto:all/);
 
     const store = openStore(db);
     const run = await store.getRun(summary.runId);

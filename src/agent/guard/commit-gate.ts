@@ -1,11 +1,13 @@
+import { createHash } from 'node:crypto';
 import { errorMessage } from '../../base/error-text';
 import type { CarriedValueOrigin, HeldRequest } from '../../shared/clerk';
 import type { PortalProfile } from '../../shared/portal-profile';
 import { shorten } from '../../shared/allowed-hosts';
-import { sameEndpoint } from '../../shared/endpoint';
 import { classifyRequest, READ_METHODS, requestShape, serverPath, type PageState, type RequestClass } from './request-class';
 import { learnedEntry, type LearnableKind, type RequestMapEntry } from '../../shared/request-map';
-import { valueNotApproved, type CarriedFile, type CarriedValue, type ControlSubmission } from '../../shared/control-submission';
+import type { CarriedFile, CarriedValue } from '../../shared/control-submission';
+import type { Action } from '../../shared/action';
+import type { Verdict } from '../../shared/verdict';
 import { carriedValues } from './request-values';
 
 /**
@@ -16,32 +18,35 @@ import { carriedValues } from './request-values';
  * action, code's own handling (banners, sign-in, checkpoints), a page script, a redirect, a
  * frame. Forbidden paths are refused even when approved. Approved, a request goes through once.
  *
- * An action the clerk already approved pre-approves the one commit request it sends to the
- * address its control names (`during` with `approved: true` and `expectedUrl`), carrying exactly
- * the values the control held when the clerk was asked (`approvedSubmission`), so an ordinary
- * form still needs exactly one approval; any other request it sets off, or the same one with
- * values the page changed since, is asked about again.
+ * One card per submission, read from the request itself: an action the guard wants the clerk to
+ * approve (a click on "Submit application", a goto, a key press) is not asked about before it
+ * runs. It runs with `ask` set, and the first request it sends that commits, navigates or sends
+ * data is held here and put to the clerk together with the action (method, address, every value
+ * with where it came from, each file with its case document, the sha256 of the body). That card
+ * approves that one request: any other request the action or the page sends after it, to the same
+ * address with another body, or again after the approved one was stopped, is asked about again.
  */
+
+/** A gated action asked about at the gate, with the first request it sends. */
+export interface GatedAction {
+  action: Action;
+  element?: string | undefined;
+  verdict: Verdict;
+  /** The model's reasoning for the turn (page-derived text). */
+  reasoning?: string | undefined;
+  /** Told the clerk's answer to the card, once. */
+  answered(decision: GateDecision): void;
+}
 
 /** What is doing things on the page right now, for the approval card and pre-approval. */
 interface Cause {
   step: number;
   /** `click button "Submit application"` */
   description: string;
-  /** The clerk approved this action: it pre-approves the one commit request it causes. */
+  /** The clerk approved this action (asked before it ran: an action that sends no request by itself). */
   approved: boolean;
-  /**
-   * Where the action should send its request (a link's href, a form's action), where known. An
-   * approved action pre-approves one commit request to this address only; without one, nothing.
-   */
-  expectedUrl?: string;
-  /**
-   * What the control sent when the clerk was asked about it (read in the page then): the one
-   * request it pre-approves must carry these values and no others, so a page that changes a field
-   * (or adds one) after the approval is asked about again, with what it really sends. Null when it
-   * could not be read: nothing is pre-approved then.
-   */
-  approvedSubmission?: ControlSubmission | null;
+  /** The action waits for the clerk at its first request (see `GatedAction`). */
+  ask?: GatedAction;
   /**
    * A take-over: answers which clerk sent a commit request to this address by hand, or null. It
    * is theirs only when a click or key of theirs, just before, aimed at a control that names this
@@ -54,7 +59,7 @@ interface Cause {
   byHand?: (url: string, carried: readonly CarriedValue[]) => string | null;
 }
 
-interface GateDecision {
+export interface GateDecision {
   decision: 'approve' | 'deny';
   by: string;
   note?: string;
@@ -77,8 +82,8 @@ export interface GateRecord {
 
 /** The run's side of the gate: asks the clerk, says where values come from, checks before a submission. */
 interface GateJudge {
-  /** Asks the clerk about one held request. */
-  approve(held: HeldRequest, step: number | null): Promise<GateDecision>;
+  /** Asks the clerk about one held request (with the gated action it is the first request of, if any). */
+  approve(held: HeldRequest, step: number | null, gated?: GatedAction): Promise<GateDecision>;
   /** Where a value came from: a case field, a clerk answer, or not from the case. */
   origin(value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string };
   /**
@@ -115,11 +120,29 @@ interface RequestDetail {
   navigation?: boolean | undefined;
 }
 
-/** `submission`: an approved submission went; tell `submissionAnswered` when the portal answers it. */
-type Admission = { ok: true; submission?: true } | { ok: false; reason: string };
+/**
+ * `submission`: an approved submission went; tell `submissionAnswered` when the portal answers it.
+ * `committed`: another request the clerk approved went; tell `requestAnswered` with its answer.
+ */
+type Admission = { ok: true; submission?: true; committed?: true } | { ok: false; reason: string };
 
-/** Submissions whose answers are kept, and how long one answer's body is waited for. */
-const MAX_ANSWERS = 20;
+/**
+ * Which request an answer is to: an approved submission; a request sending data after one (a
+ * one-time code confirming it); another request the clerk approved; or any other request that sent
+ * data (free by the classifier). Every kind is read for application numbers: a portal that issues
+ * two numbers in one run filed two applications, whichever request filed the second.
+ */
+type AnswerKind = 'submission' | 'after_submission' | 'approved' | 'other';
+
+/** One answer the portal gave: to which request (`POST /x on host`), of which kind, as text (its redirects' addresses and the body it ended on). */
+interface PortalAnswer {
+  line: string;
+  kind: AnswerKind;
+  text: string;
+}
+
+/** Answers kept, and how long one answer's body is waited for. */
+const MAX_ANSWERS = 50;
 const ANSWER_WAIT_MS = 10_000;
 
 /** A request the route let through, which the egress proxy will then see: good for this long. */
@@ -134,11 +157,8 @@ export class CommitGate {
   private readonly pending = new Set<Promise<unknown>>();
   private sent = 0;
   private answered = 0;
-  /**
-   * What the portal answered each approved submission with, and each request sending data after
-   * one (a one-time code confirming it), as text: its redirects' addresses and the final body.
-   */
-  private readonly answers: Promise<string>[] = [];
+  /** What the portal answered the requests this run sent data with (see `AnswerKind`). */
+  private readonly answers: Promise<PortalAnswer>[] = [];
   private listener: ((record: GateRecord) => void) | undefined;
   /** What the clerk taught the request map (from the store at the start, and during this run). */
   private readonly learned: RequestMapEntry[] = [];
@@ -224,27 +244,37 @@ export class CommitGate {
    * The network lock saw the response to a submission this gate admitted; `answer` is what the
    * portal answered with (the addresses it redirected to and the body it ended on), as text.
    */
-  submissionAnswered(answer: Promise<string>): void {
+  submissionAnswered(line: string, answer: Promise<string>): void {
     this.answered += 1;
-    this.keepAnswer(answer);
+    this.keepAnswer(line, 'submission', answer);
   }
 
   /**
-   * The portal answered a request that sent data after an approved submission (a portal may ask
-   * for a one-time code, then issue the number): its answer may carry the number too.
+   * The portal answered another request that sent data: one after an approved submission (a portal
+   * may ask for a one-time code, then issue the number), one the clerk approved, or a free one.
    */
-  keepAnswer(answer: Promise<string>): void {
-    if (this.answers.length < MAX_ANSWERS) this.answers.push(withTimeout(answer.catch(() => ''), ANSWER_WAIT_MS));
+  requestAnswered(line: string, kind: Exclude<AnswerKind, 'submission'>, answer: Promise<string>): void {
+    this.keepAnswer(line, kind, answer);
+  }
+
+  private keepAnswer(line: string, kind: AnswerKind, answer: Promise<string>): void {
+    if (this.answers.length < MAX_ANSWERS) this.answers.push(withTimeout(answer.catch(() => ''), ANSWER_WAIT_MS).then((text) => ({ line, kind, text })));
+  }
+
+  /** Every answer kept so far (each waited for at most ten seconds). */
+  async portalAnswers(): Promise<PortalAnswer[]> {
+    return Promise.all(this.answers);
   }
 
   /**
-   * Whether the portal's answer to one of this run's approved submissions (or to a request sending
-   * data after one) carries `number`: the portal issued it. A number the page writes itself, or
-   * reads from a page the portal merely shows (a GET), is not in it.
+   * Whether the portal's answer to this run's approved submission (or to a request sending data
+   * after one, a one-time code confirming it) carries `number`: the portal issued it. A number the
+   * page writes itself, reads from a page the portal merely shows (a GET), or that came in answer
+   * to any other request, is not in it.
    */
   async answerCarries(number: string): Promise<boolean> {
     const wanted = number.toLowerCase();
-    return (await Promise.all(this.answers)).some((text) => text.toLowerCase().includes(wanted));
+    return (await this.portalAnswers()).some((a) => (a.kind === 'submission' || a.kind === 'after_submission') && a.text.toLowerCase().includes(wanted));
   }
 
   /**
@@ -267,14 +297,21 @@ export class CommitGate {
    */
   async admit(request: AdmitRequest): Promise<Admission> {
     const judged = this.classify(request.method, request.url, request.fromFrame, { headers: request.headers, postData: request.postData, contentType: request.contentType, postBytes: request.postBytes, navigation: request.navigation });
-    if (judged.kind === 'free') {
+    // A gated action's first request that navigates or sends data is its card, whatever its class.
+    const cause = this.cause;
+    const gated = cause?.ask && !cause.used && judged.kind !== 'forbidden' && (judged.kind === 'commit' || request.navigation === true || !READ_METHODS.has(request.method.toUpperCase())) ? cause.ask : undefined;
+    if (judged.kind === 'free' && !gated) {
       this.went(request.method, request.url, request.navigation === true);
       // The egress proxy sees this request next, maybe after the page state moved on: it passes there too.
       if (!READ_METHODS.has(request.method.toUpperCase())) this.tickets.set(ticketKey(request.method, request.url), Date.now() + TICKET_MS);
       return { ok: true };
     }
     if (judged.kind === 'forbidden') return this.refuse(judged, request.method, request.url, `Refused ${request.method} ${shorten(request.url)}: ${judged.reason}`);
-    const work = this.hold(request, judged, this.cause?.step ?? null);
+    const asCommit: Extract<RequestClass, { kind: 'commit' }> =
+      judged.kind === 'commit'
+        ? judged
+        : { kind: 'commit', rule: 'gated-action', submission: false, reason: `${gated?.action.type ?? 'the action'} asks for your approval, and this is the request it sends (${request.method.toUpperCase()} ${shorten(request.url)})` };
+    const work = this.hold(request, asCommit, cause?.step ?? null, gated);
     this.pending.add(work);
     try {
       return await work;
@@ -318,7 +355,7 @@ export class CommitGate {
     return { ok: false, reason: judged.reason };
   }
 
-  private async hold(request: AdmitRequest, judged: Extract<RequestClass, { kind: 'commit' }>, step: number | null): Promise<Admission> {
+  private async hold(request: AdmitRequest, judged: Extract<RequestClass, { kind: 'commit' }>, step: number | null, gated: GatedAction | undefined): Promise<Admission> {
     const { method, url } = request;
     const base = { method, url, rule: judged.rule, submission: judged.submission, step };
     const judge = this.judge;
@@ -327,33 +364,33 @@ export class CommitGate {
       return { ok: false, reason: judged.reason };
     }
     const cause = this.cause;
-    // Only a request to the address the approved control itself names (its link, its form's action):
-    // a click on a button with no address can run any script, and its approval covers none of it.
-    // A page script's fetch to the same address (with a body of its own) is not what the control sends.
-    const toApproved = !!cause && cause.approved && !cause.used && request.navigation === true && cause.expectedUrl !== undefined && sameEndpoint(cause.expectedUrl, url);
+    // The card is the action's: later requests (the page's, a retry of this one) are asked about on their own.
+    if (gated && cause) cause.used = true;
     const carried = carriedValues(url, request.postData, request.contentType, request.postBytes);
-    const changed = toApproved ? (cause.approvedSubmission ? valueNotApproved(cause.approvedSubmission, carried) : 'what the control sends could not be read when you were asked') : null;
-    const preApproved = toApproved && changed === null;
     let decision: GateDecision;
     const clerk = cause?.byHand?.(url, carried) ?? null;
     if (clerk) {
       decision = { decision: 'approve', by: `${clerk}, by hand (take-over)` };
-    } else if (preApproved) {
-      cause.used = true;
-      decision = { decision: 'approve', by: 'the clerk, with the action that sent it' };
     } else {
+      const body = request.postBytes ?? (request.postData !== null ? Buffer.from(request.postData, 'utf8') : undefined);
       const held: HeldRequest = {
         method,
         url,
         rule: judged.rule,
         reason: judged.reason,
-        cause: changed && cause ? `${cause.description} (step ${cause.step}, which you approved), but it does not send what you were asked about: ${changed}` : causeLine(cause),
+        cause: gated && cause ? `${cause.description} (step ${cause.step}): the action you are asked about; this is the request it sends` : causeLine(cause),
         values: carried.map(({ file, ...v }) => ({ ...v, ...judge.origin(v.value, file) })),
+        ...(body !== undefined && body.byteLength > 0 ? { bodySha256: createHash('sha256').update(body).digest('hex') } : {}),
       };
       try {
-        decision = await judge.approve(held, step);
+        decision = await judge.approve(held, step, gated);
       } catch (err) {
         decision = { decision: 'deny', by: 'code', note: `the approval could not be asked (${errorMessage(err)})` };
+      }
+      try {
+        gated?.answered(decision);
+      } catch {
+        // The action's record is the loop's; the gate's decision stands.
       }
     }
     const taught = decision.decision === 'approve' && decision.remember ? this.teach(request, decision.remember, decision.by) : undefined;
@@ -371,8 +408,8 @@ export class CommitGate {
     }
     this.tickets.set(ticketKey(method, url), Date.now() + TICKET_MS);
     this.went(method, url, request.navigation === true);
-    this.record({ ...base, type: preApproved ? 'commit_pre_approved' : 'commit_approved', decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})${taught ? `; ${taught}` : ''}` });
-    return judged.submission ? { ok: true, submission: true } : { ok: true };
+    this.record({ ...base, type: 'commit_approved', decision, detail: `Sent ${method} ${shorten(url)}, approved by ${decision.by} (${judged.reason})${taught ? `; ${taught}` : ''}` });
+    return judged.submission ? { ok: true, submission: true } : { ok: true, committed: true };
   }
 
   /**
@@ -448,5 +485,5 @@ function withoutHash(url: string): string {
 function causeLine(cause: Cause | undefined): string {
   if (!cause) return 'the page itself (a script, a form, a timer or a redirect), not an action of the agent';
   if (cause.byHand) return `the page itself during the take-over (step ${cause.step}): no click or key of yours was aimed at a control sending this, to this address with these values`;
-  return `${cause.description} (step ${cause.step}${cause.approved ? ', approved for another request' : ', allowed without approval'})`;
+  return `${cause.description} (step ${cause.step}${cause.approved ? ', approved for another request' : cause.ask ? ', whose first request you were asked about already' : ', allowed without approval'})`;
 }

@@ -5,7 +5,8 @@ import { findApplicationNumber } from '../portal/page-kind';
 import { firstUnseen } from '../portal/proof';
 import type { RunContext } from './run-context';
 
-export type DoneProof = { ok: true; applicationNumber: string } | { ok: false; reason: string };
+/** `end`: the run cannot be `done` at all (the portal filed more than one application): it ends failed with the reason. */
+export type DoneProof = { ok: true; applicationNumber: string } | { ok: false; reason: string; end?: true };
 
 /**
  * Proof of `done` on this page: a confirmation page (the profile's words) with an application
@@ -24,6 +25,10 @@ export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.
   }
   if (gate.submissionsAnswered === 0) {
     return { ok: false, reason: `the page shows ${number}, but the portal never answered this run's approved submission (it did not leave, or was cut off), so it proves nothing` };
+  }
+  const more = await applicationsFiled(run, profile);
+  if (more.length > 1) {
+    return { ok: false, end: true, reason: `the portal answered more than one submission in this run: ${more.map((a) => `${a.line} (${a.numbers.join(', ') || 'no number'})`).join(' and ')}; the run is not done with two applications, check the portal's applications list` };
   }
   if (!(await gate.answerCarries(number))) {
     return { ok: false, reason: `the page shows ${number}, but the portal did not answer this run's submission with it (the page wrote it, or it came from elsewhere), so it proves nothing` };
@@ -48,4 +53,27 @@ export function applicationNumbersIn(observation: Observation, profile: PortalPr
     }
   }
   return found;
+}
+
+/**
+ * The requests this run sent that the portal answered as filing an application: every approved
+ * submission it answered, and any other request whose answer carries an application number the
+ * portal had not shown before this run's submission (a second lodging through another address, a
+ * script, a form no card named). One request, one entry; its new numbers beside it.
+ */
+async function applicationsFiled(run: RunContext, profile: PortalProfile): Promise<{ line: string; numbers: string[] }[]> {
+  const pattern = new RegExp(profile.confirmation.applicationNumberPattern, 'g');
+  const before = run.state.numbersBeforeSubmission;
+  const filed: { line: string; numbers: string[] }[] = [];
+  const known = (n: string) => filed.some((f) => f.numbers.includes(n));
+  for (const answer of await run.o.gate.portalAnswers()) {
+    const numbers = [...new Set([...answer.text.matchAll(pattern)].map((m) => m[1] ?? m[0]).filter((n) => !before.has(n)))];
+    const fresh = numbers.filter((n) => !known(n));
+    if (answer.kind === 'submission') filed.push({ line: answer.line, numbers });
+    else if (fresh.length === 0) continue;
+    // A one-time code confirming the one submission, which the portal answered without a number: its answer issues it.
+    else if (answer.kind === 'after_submission' && filed.length === 1 && filed[0]!.numbers.length === 0) filed[0]!.numbers.push(...fresh);
+    else filed.push({ line: answer.line, numbers: fresh });
+  }
+  return filed;
 }

@@ -1,7 +1,7 @@
 import { heldRequestLine, type ApprovalDecision, type CarriedValueOrigin, type HeldRequest } from '../../shared/clerk';
 import { commitGateRule } from '../../shared/verdict';
 import { readCaseDocument } from '../case/documents';
-import type { GateRecord } from '../guard/commit-gate';
+import type { GatedAction, GateRecord } from '../guard/commit-gate';
 import type { CarriedFile } from '../../shared/control-submission';
 import { gateRequest, takePicture } from '../observe/step-evidence';
 import type { RunContext } from './run-context';
@@ -16,7 +16,7 @@ import type { RunState } from './run-state';
 export function judgeGate(run: RunContext): void {
   const gate = run.o.gate;
   gate.setJudge({
-    approve: (held, step) => approveRequest(run, held, step),
+    approve: (held, step, gated) => approveRequest(run, held, step, gated),
     origin: (value, file) => carriedOrigin(run, value, file),
     beforeSubmission: () => beforeSubmission(run),
   });
@@ -40,8 +40,14 @@ function onRecord(run: RunContext, record: GateRecord): void {
   }
 }
 
-async function approveRequest(run: RunContext, held: HeldRequest, step: number | null): Promise<ApprovalDecision> {
-  const redacted = run.secrets.redact(held);
+/**
+ * One card for one held request: what it carries, read from the request itself (nothing read from
+ * the page but pictures, each tried briefly), with the gated action it is the first request of,
+ * and on a final-review page the values the portal says it will file beside the case.
+ */
+async function approveRequest(run: RunContext, held: HeldRequest, step: number | null, gated?: GatedAction): Promise<ApprovalDecision> {
+  const review = run.state.review;
+  const redacted = run.secrets.redact(review && review.length > 0 ? { ...held, review } : held);
   // The whole page as the clerk is asked about the request; mid-navigation a picture can hang, so a short try.
   run.state.gatedFullPage ??= (await takePicture(run.o.page, 'full page', 2_000)).png;
   await run.setStatus('awaiting_approval', `Waiting for approval: send ${heldRequestLine(redacted)} (${redacted.reason})`);
@@ -50,7 +56,8 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
       runId: run.o.runId,
       step: step ?? run.state.step,
       request: redacted,
-      verdict: { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
+      ...(gated ? { action: gated.action, ...(gated.element ? { element: gated.element } : {}), ...(gated.reasoning ? { reasoning: run.secrets.redact(gated.reasoning) } : {}) } : {}),
+      verdict: gated && held.rule === 'gated-action' ? gated.verdict : { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
       // While the request is held the page may be mid-navigation, where a picture can hang: a short try, else the last one.
       screenshotBase64: Buffer.from((await run.screenshot(2_000)) ?? run.state.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
     });
@@ -62,7 +69,7 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
 }
 
 /** Where a value a request carries came from: a case field or document, a clerk's answer, or neither. */
-export function carriedOrigin(run: RunContext, value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string } {
+function carriedOrigin(run: RunContext, value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string } {
   return file ? documentOf(run, file) : originOf(run, value);
 }
 

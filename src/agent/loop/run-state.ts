@@ -1,3 +1,4 @@
+import type { ReviewRow } from '../../shared/clerk';
 import type { StepAction, StepEvent } from '../../shared/run';
 
 /**
@@ -41,6 +42,8 @@ export interface RunState {
   denial: string | undefined;
   /** The whole page as the clerk was first asked about it in this step (kept with the step). */
   gatedFullPage: Uint8Array | null;
+  /** On a final-review page: its values beside the case (read from the step's observation), for a submission's card; null elsewhere. */
+  review: ReviewRow[] | null;
 }
 
 export function newRunState(firstStep: number, clerkValues: Record<string, string>): RunState {
@@ -64,5 +67,6 @@ export function newRunState(firstStep: number, clerkValues: Record<string, strin
     lastScreenshot: null,
     denial: undefined,
     gatedFullPage: null,
+    review: null,
   };
 }

@@ -55,7 +55,20 @@ export async function findInterruption(read: PageRead): Promise<Interruption | n
         const button = el as HTMLButtonElement & HTMLInputElement;
         const form = button.form ?? null;
         const submits = form !== null && ((el.tagName === 'BUTTON' && (button.type || 'submit') === 'submit') || (el.tagName === 'INPUT' && ['submit', 'image'].includes(button.type)));
-        if (submits) return { title, effect: { kind: 'submits' as const, method: (button.formMethod || form.method || 'get').toUpperCase(), url: button.formAction || form.action } };
+        if (submits) {
+          // A method override the server reads (`_method=DELETE` in the form or its address) is the method the form really sends.
+          // `formAction` reads the page's own address when the button has no formaction attribute: the form's action is then what it sends to.
+          const action = button.hasAttribute('formaction') ? button.formAction : form.action;
+          const field = Array.from(form.elements).find((e) => /^_?method$|^x-http-method(-override)?$/i.test((e as HTMLInputElement).name ?? '')) as HTMLInputElement | undefined;
+          let query: string | null = null;
+          try {
+            query = new URL(action).searchParams.get('_method');
+          } catch {
+            // An address that does not parse: the gate refuses it when it leaves.
+          }
+          const override = (field?.value || query || '').trim().toUpperCase();
+          return { title, effect: { kind: 'submits' as const, method: override || ((button.hasAttribute('formmethod') && button.formMethod) || form.method || 'get').toUpperCase(), url: action } };
+        }
         const link = el.closest('a[href]') as HTMLAnchorElement | null;
         if (link && !/^(javascript:|#)/i.test(link.getAttribute('href') ?? '')) return { title, effect: { kind: 'navigates' as const, url: link.href } };
         return { title, effect: { kind: 'stays' as const } };

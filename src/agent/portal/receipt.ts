@@ -1,41 +1,33 @@
 import type { Page } from 'playwright-core';
-import type { Observation } from '../../shared/observation';
-import type { PortalProfile } from '../../shared/portal-profile';
-import { normaliseLabel } from '../decide/rules/field-names';
-import { fetchFromPortal } from './portal-fetch';
+import { errorText } from '../../base/error-text';
 
 /**
- * The acknowledgement of a submission, kept as proof. Downloads stay off for the page; code
- * fetches the receipt itself with the client's cookies, and only from the portal's own hosts
- * (see `fetchFromPortal`).
+ * The acknowledgement of a submission, kept as proof: the confirmation page itself, as the
+ * browser holds it (its HTML as rendered). Code never follows a link the page offers ("Download
+ * your receipt", "Print a copy") nor asks the portal for the page again: a link is the page's
+ * choice of address (it may void or file something), and a second GET of the confirmation's
+ * address is a second request the clerk never saw. Nothing is sent to keep a receipt.
  */
 export interface Receipt {
   bytes: Uint8Array;
   contentType: string;
-  /** Where it came from: the receipt link, or the confirmation page itself. */
+  /** The confirmation page's address (where the bytes were read, not fetched from). */
   url: string;
+  /** `receipt_link` is only in records of older runs; receipts are now always the page itself. */
   kind: 'receipt_link' | 'confirmation_page';
 }
 
-const RECEIPT_LINK = /\b(receipt|acknowledg(e)?ment|download (a )?copy|print (the )?(receipt|acknowledg(e)?ment))\b/;
+/** How long reading the page may take (a busy desk, a large page). */
+const READ_MS = 10_000;
 
-/**
- * Fetches the receipt a confirmation page links to, or else the confirmation page's own HTML
- * (as served, or as rendered when the portal will not serve it again).
- */
-export async function fetchReceipt(page: Page, observation: Observation, profile: PortalProfile): Promise<{ receipt?: Receipt; notes: string[] }> {
-  const notes: string[] = [];
-  const link = observation.controls.find((c) => c.role === 'link' && c.href && RECEIPT_LINK.test(normaliseLabel(c.name)));
-  if (link?.href) {
-    const fetched = await fetchFromPortal(page, link.href, profile);
-    if (fetched.ok) return { receipt: { bytes: fetched.bytes, contentType: fetched.contentType, url: fetched.url, kind: 'receipt_link' }, notes };
-    notes.push(`receipt link ${link.label} not fetched: ${fetched.reason}`);
+/** The confirmation page as the browser holds it now; no request leaves. */
+export async function keepConfirmationPage(page: Page): Promise<{ receipt?: Receipt; notes: string[] }> {
+  try {
+    const html = await Promise.race([page.content(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the page was not read within ${READ_MS / 1000} s`)), READ_MS).unref())]);
+    return { receipt: { bytes: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', url: page.url(), kind: 'confirmation_page' }, notes: [] };
+  } catch (err) {
+    return { notes: [`the confirmation page could not be read (${errorText(err)}); no receipt kept`] };
   }
-  const fetched = await fetchFromPortal(page, page.url(), profile);
-  if (fetched.ok && fetched.contentType.includes('html')) return { receipt: { bytes: fetched.bytes, contentType: fetched.contentType, url: fetched.url, kind: 'confirmation_page' }, notes };
-  if (!fetched.ok) notes.push(`confirmation page not fetched again (${fetched.reason}); keeping it as rendered`);
-  const html = await page.content();
-  return { receipt: { bytes: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', url: page.url(), kind: 'confirmation_page' }, notes };
 }
 
 /** The file extension a receipt is kept under. */

@@ -20,7 +20,7 @@ import type { Observer, PageRead } from '../observe/page-read';
 import { findApplicationInList } from '../portal/applications-list';
 import { detectBotChallenge } from '../portal/bot-check';
 import { enterOneTimeCode, findOneTimeCodeField, maskCode } from '../portal/one-time-code';
-import { fetchReceipt } from '../portal/receipt';
+import { keepConfirmationPage } from '../portal/receipt';
 import { isSignInPage, signIn } from '../portal/sign-in';
 import { applicationRows } from './applications-table';
 
@@ -269,7 +269,7 @@ export class ReadOnlyTask {
     if (task.applicationNumber && applicationNumber !== task.applicationNumber) {
       throw new ReadEnd({ status: 'failed', reason: `${path} does not show application ${task.applicationNumber}${applicationNumber ? ` (it shows ${applicationNumber})` : ''}; nothing was touched` });
     }
-    const receiptSha256 = applicationNumber ? await this.keepReceipt(read, observation, applicationNumber) : null;
+    const receiptSha256 = applicationNumber ? await this.keepReceipt(applicationNumber) : null;
     return {
       result: { kind: 'extract', page: path, applicationNumber, reference, title: observation.title, receiptSha256, readBy: model ? 'model' : 'rules' },
       model,
@@ -277,16 +277,15 @@ export class ReadOnlyTask {
     };
   }
 
-  /** The acknowledgement kept as proof, as a form run keeps it (code fetches it itself, with a GET). */
-  private async keepReceipt(read: PageRead, observation: Observation, applicationNumber: string): Promise<string | null> {
+  /** The acknowledgement kept as proof, as a form run keeps it: the page itself, nothing fetched. */
+  private async keepReceipt(applicationNumber: string): Promise<string | null> {
     try {
-      const { receipt, notes } = await fetchReceipt(this.o.page, observation, this.o.profile);
+      const { receipt, notes } = await keepConfirmationPage(this.o.page);
       for (const line of notes) this.note('receipt', line);
       if (!receipt) return null;
       const sha256 = sha256Hex(receipt.bytes);
       const where = this.o.receipts ? await this.o.receipts.keep({ ...receipt, sha256, runId: this.o.runId, applicationNumber }) : 'not kept (no receipt folder)';
       this.note('receipt', `Acknowledgement of ${applicationNumber}: ${receipt.url}, ${receipt.contentType.split(';')[0]}, sha256 ${sha256}, ${receipt.bytes.byteLength} bytes, kept at ${where}`);
-      void read;
       return sha256;
     } catch (err) {
       this.note('receipt', `The acknowledgement could not be kept: ${errorText(err)}`);

@@ -182,7 +182,7 @@ describe.concurrent('an honest run on the same portal', () => {
   }, TEST_TIMEOUT_MS);
 });
 
-/** Approves every action it is shown, denies every held request: the clerk who reads the button, not the request. */
+/** Approves an action asked about on its own, denies every card that shows a request: the clerk who would approve the button but not what it sends. */
 class ActionsOnlyClerk implements ApprovalGate {
   readonly asked: ApprovalRequest[] = [];
   async request(req: ApprovalRequest): Promise<ApprovalDecision> {
@@ -215,10 +215,11 @@ class CopyPressingPlanner implements Planner {
 }
 
 describe.concurrent('an approved click is no cover for another request', () => {
-  it('the clerk approves "Download a copy" (a button with no address); the script it runs submits: held and denied', async ({ expect }) => {
+  it('the clerk is asked about "Download a copy" (a button with no address) with the submission its script sends: one card names it, denied', async ({ expect }) => {
     const clerk = new ActionsOnlyClerk();
     const { result, portal } = await run(HIJACK, () => new CopyPressingPlanner(), clerk);
-    expect(clerk.asked.some((a) => a.action?.type === 'click' && !a.request)).toBe(true);
+    // One card: the click the guard asks about, with the request it really sends (the submission, with a value not from the case), read at the gate.
+    expect(clerk.asked.some((a) => a.action?.type === 'click' && a.element?.includes('Download a copy') && a.request?.url.endsWith('/apply/submit'))).toBe(true);
     expect(portal.submissions).toEqual([]);
     const held = clerk.asked.find((a) => a.request)?.request;
     expect(held?.url).toMatch(/\/apply\/submit$/);

@@ -15,14 +15,14 @@ afterAll(async () => bench.stop());
 const script = (js: string): string => `<script>${js}</script>`;
 
 
-/** Approves the agent's gated click after a while (as a clerk reads the card) and denies every held request. */
+/** Answers the card of the agent's gated click after a while (as a clerk reads the card), as `ClickOnlyClerk` does. */
 class SlowClickClerk extends ClickOnlyClerk {
   readonly clicks: ApprovalRequest[] = [];
   constructor(private readonly meanwhile?: () => Promise<void>) {
     super();
   }
   override async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    if (!req.request) {
+    if (req.action) {
       this.clicks.push(req);
       await this.meanwhile?.();
       await new Promise((r) => setTimeout(r, 300));
@@ -85,40 +85,41 @@ describe('the commit gate against the red team’s finds', () => {
     expect(clerk.asked.length).toBeGreaterThan(0);
   }, 40_000);
 
-  // The approved click pre-approves its form's own submission only with the values the form held
-  // when the clerk was asked; each route below changes them after, and lodged before this check.
+  // The click's card is its form's own request, read at the gate: each route below changes the
+  // form before it leaves (and lodged before this check); the card names the changed values.
   const CHANGES: Array<[string, string]> = [
     ['a field added as the form submits', `document.addEventListener('submit', function (e) { var i = document.createElement('input'); i.type = 'hidden'; i.name = 'plot_site'; i.value = 'Plot 99'; e.target.appendChild(i); }, true);`],
     ['a field added when the button is pressed', `document.addEventListener('mousedown', function () { document.querySelector('form[action="/plot/lodge"]').insertAdjacentHTML('beforeend', '<input type="hidden" name="full_name" value="Mallory">'); }, true);`],
     ['a hidden field the form already had, changed on submit', `document.addEventListener('DOMContentLoaded', function () { document.querySelector('form[action="/plot/lodge"]').insertAdjacentHTML('beforeend', '<input type="hidden" name="plot_site" value="Plot 14">'); }); document.addEventListener('submit', function (e) { e.target.elements.plot_site.value = 'Plot 99'; }, true);`],
   ];
-  it.each(CHANGES)('an approved click whose form changes after the clerk was asked (%s) is asked about again, with the real values; denied, nothing lodged', async (_route, js) => {
+  it.each(CHANGES)('a click whose form changes before it leaves (%s) is asked about once, with the real values; denied, nothing lodged', async (_route, js) => {
     const clerk = new SlowClickClerk();
     const { result } = await bench.run({ review: script(js) }, new ScriptPlanner([], 6), clerk);
     expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toEqual([]);
     expect(result.status).not.toBe('done');
-    const held = clerk.held.find((h) => h.request?.url.includes('/plot/lodge'));
-    expect(held?.request?.cause, JSON.stringify(clerk.held.map((h) => h.request))).toMatch(/which you approved\), but it does not send what you were asked about: "(plot_site|full_name)" is "(Plot 99|Mallory)"/);
-    expect(held!.request!.values.some((v) => v.value === 'Plot 99' || v.value === 'Mallory')).toBe(true);
-    // The card of the click showed what the form sent when the clerk was asked: not these.
-    expect(clerk.clicks[0]!.sends!.values.some((v) => v.value === 'Plot 99' || v.value === 'Mallory')).toBe(false);
+    // One card: the click, with what its request really carries, the changed value named as not from the case.
+    expect(clerk.clicks, JSON.stringify(clerk.clicks.map((c) => c.request))).toHaveLength(1);
+    const card = clerk.clicks[0]!;
+    expect(card.request?.url).toMatch(/\/plot\/lodge$/);
+    expect(card.request?.cause).toMatch(/the action you are asked about; this is the request it sends/);
+    expect(card.request!.values.some((v) => (v.value === 'Plot 99' || v.value === 'Mallory') && v.origin === 'not_from_case')).toBe(true);
+    expect(card.request?.bodySha256).toMatch(/^[0-9a-f]{64}$/);
   }, 40_000);
 
-  it('a form whose address gains a query while the clerk decides is asked about again; the card the clerk approved showed what it sent then', async () => {
+  it('a form whose address gains a query while the clerk decides: the held request is what goes, exactly what the card named', async () => {
     // The page's change lands exactly while the card is open (as a page timer would): the clerk
-    // makes it from the page itself before answering.
+    // makes it from the page itself before answering. The request on the card already left the page.
     const clerk = new SlowClickClerk(async () => {
-      const page = bench.browser.contexts().flatMap((c) => c.pages()).find((p) => p.url().includes('/plot/review'))!;
-      await page.evaluate(() => void ((document.querySelector('form[action="/plot/lodge"]') as HTMLFormElement).action = '/plot/lodge?plot_site=Plot+99'));
+      const page = bench.browser.contexts().flatMap((c) => c.pages()).find((p) => p.url().includes('/plot/review'));
+      await page?.evaluate(() => void ((document.querySelector('form[action="/plot/lodge"]') as HTMLFormElement | null)?.setAttribute('action', '/plot/lodge?plot_site=Plot+99'))).catch(() => undefined);
     });
     const { result } = await bench.run({}, new ScriptPlanner([], 6), clerk);
-    expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toEqual([]);
-    expect(result.status).not.toBe('done');
     expect(clerk.clicks).toHaveLength(1);
-    expect(clerk.clicks[0]!.sends).toMatchObject({ method: 'POST', values: [] });
-    expect(clerk.clicks[0]!.sends!.url).toMatch(/\/plot\/lodge$/);
-    const held = clerk.held.find((h) => h.request?.url.includes('/plot/lodge'));
-    expect(held?.request?.cause).toMatch(/does not send what you were asked about: "plot_site" is "Plot 99", which the control did not send/);
+    expect(clerk.clicks[0]!.request).toMatchObject({ method: 'POST', values: [] });
+    expect(clerk.clicks[0]!.request!.url).toMatch(/\/plot\/lodge$/);
+    expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toHaveLength(1);
+    expect(bench.portal.lodged[0]!.raw).not.toMatch(/Plot(\+|%20| )99/);
+    expect(result.status).toBe('done');
   }, 40_000);
 
   it('the honest flow on the same portal still takes one approval and ends done with the number the portal issued', async () => {

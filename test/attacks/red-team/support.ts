@@ -31,11 +31,16 @@ type Move = (o: Observation) => Action[] | undefined;
  * continues, lodges, and claims `done` on a page that shows an ALT- number. Each extra move is
  * tried once, before the honest step, on the first page it answers.
  */
-/** Approves the agent's gated actions (a click on "Lodge application") and denies every request the commit gate holds. */
+/**
+ * Approves the card of an agent's gated action (a click on "Lodge application", asked about with
+ * the request it sends) when every value it names is from the case, as a careful clerk would;
+ * denies every other card: a request the page or code sent by itself, or one carrying a value not
+ * from the case. `held` keeps the cards it denied.
+ */
 export class ClickOnlyClerk implements ApprovalGate {
   readonly held: ApprovalRequest[] = [];
   async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    if (req.request) {
+    if (req.request && (!req.action || req.request.values.some((v) => v.origin === 'not_from_case'))) {
       this.held.push(req);
       return { decision: 'deny', by: 'test-clerk' };
     }

@@ -147,6 +147,8 @@ interface ReviewRow {
   value: string;
   /** Path of the page the row is changed on (its link's address, without the fragment). */
   changedAt: string;
+  /** The person block its Change link sits in ("Partner 2"), where the page lists several people. */
+  section?: string;
 }
 
 interface ReviewPage {
@@ -193,7 +195,7 @@ export function reviewPage(observation: Observation, text: string): ReviewPage |
     if (buffer.length === 0) return null;
     if (k === 0) before = buffer.slice(0, start);
     else if (start > 0) return null;
-    rows.push({ label: at >= 0 ? buffer[at]! : label, value: buffer.slice(start + 1).join(' '), changedAt: pathOf(link.href, observation.url) });
+    rows.push({ label: at >= 0 ? buffer[at]! : label, value: buffer.slice(start + 1).join(' '), changedAt: pathOf(link.href, observation.url), ...(link.section ? { section: link.section.name } : {}) });
     buffer = [];
     k += 1;
   }

@@ -1,6 +1,7 @@
 import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
 import type { PortalProfile } from '../../../shared/portal-profile';
 import { isAllowedUrl } from '../../../shared/allowed-hosts';
+import { heldRequestLine } from '../../../shared/clerk';
 import { challengeHostsOf } from '../challenge-hosts';
 import type { CommitGate } from '../commit-gate';
 import { READ_METHODS } from '../request-class';
@@ -68,13 +69,14 @@ export async function installNetworkLock(
         return;
       }
       // Proof of done counts a submission only once the portal answered it (a page can abort its own request).
+      // Every answer to a request sending data is read for numbers: two applications in one run are never `done`.
+      const gate = options.gate;
+      const line = heldRequestLine({ method: request.method(), url });
       if (admission.submission) {
-        const gate = options.gate;
-        void request.response().then((answer) => answer && gate.submissionAnswered(answerText(request)), () => undefined);
-      } else if (options.gate.submissionsSent > 0 && !READ_METHODS.has(request.method().toUpperCase())) {
-        // After a submission the portal may issue the number in answer to a later step (a one-time code).
-        const gate = options.gate;
-        void request.response().then((answer) => answer && gate.keepAnswer(answerText(request)), () => undefined);
+        void request.response().then((answer) => answer && gate.submissionAnswered(line, answerText(request)), () => undefined);
+      } else if (admission.committed || !READ_METHODS.has(request.method().toUpperCase())) {
+        const kind = gate.submissionsSent > 0 ? 'after_submission' : admission.committed ? 'approved' : 'other';
+        void request.response().then((answer) => answer && gate.requestAnswered(line, kind, answerText(request)), () => undefined);
       }
     }
     if (!refusal) {

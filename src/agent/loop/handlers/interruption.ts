@@ -25,10 +25,13 @@ export const interruptionHandler: PortalHandler = {
     const effect = found.effect;
     if (effect.kind !== 'stays') {
       // Code declines by itself only when what the button sends is free; anything else is the clerk's to approve.
-      const judged = run.o.gate.classify(effect.kind === 'submits' ? effect.method : 'GET', effect.url);
-      if (judged.kind !== 'free') {
+      const method = effect.kind === 'submits' ? effect.method : 'GET';
+      const judged = run.o.gate.classify(method, effect.url);
+      // Declining sends nothing the client would regret: a form that deletes, replaces or patches something (or says so by a method override) is never code's to press.
+      const changes = !['GET', 'POST'].includes(method);
+      if (judged.kind !== 'free' || changes) {
         state.interruptionsDeclined = MAX_INTERRUPTIONS;
-        run.note('interruption', `"${found.title}" covers the page, but its "${found.control.name}" button ${effect.kind === 'submits' ? 'sends a form to' : 'goes to'} ${effect.url} (${judged.reason}); code does not press it, the planner and the clerk decide`);
+        run.note('interruption', `"${found.title}" covers the page, but its "${found.control.name}" button ${effect.kind === 'submits' ? 'sends a form to' : 'goes to'} ${effect.url} (${judged.kind !== 'free' ? judged.reason : `a ${method}: it would change or delete something`}); code does not press it, the planner and the clerk decide`);
         return PASS;
       }
     }

@@ -1,20 +1,20 @@
 import { sha256Hex } from '../../../base/canonical-json';
 import { errorText } from '../../../base/error-text';
-import { fetchReceipt } from '../../portal/receipt';
+import { keepConfirmationPage } from '../../portal/receipt';
 import { PASS } from '../outcomes';
 import type { PortalHandler } from './portal-handler';
 
-/** Once the confirmation shows (with proof): code fetches the acknowledgement and keeps it as proof of submission, once a run. */
+/** Once the confirmation shows (with proof): code keeps the confirmation page itself as proof of submission, once a run; it follows no link and sends nothing. */
 export const receiptHandler: PortalHandler = {
   id: 'receipt',
-  async handle({ observation, proof }, run) {
+  async handle({ proof }, run) {
     const shown = await proof();
     const state = run.state;
     if (!shown.ok || state.receiptKept) return PASS;
     const applicationNumber = shown.applicationNumber;
     state.receiptKept = true;
     try {
-      const { receipt, notes } = await fetchReceipt(run.o.page, observation, run.o.profile);
+      const { receipt, notes } = await keepConfirmationPage(run.o.page);
       for (const line of notes) run.note('receipt', line);
       if (!receipt) return PASS;
       const sha256 = sha256Hex(receipt.bytes);
@@ -26,7 +26,7 @@ export const receiptHandler: PortalHandler = {
       const where = run.o.receipts ? await run.o.receipts.keep({ ...receipt, sha256, runId: run.o.runId, applicationNumber }) : 'not kept (no receipt folder)';
       run.note(
         'receipt',
-        `Acknowledgement of ${applicationNumber}: ${receipt.kind === 'receipt_link' ? 'receipt' : 'confirmation page'} ${receipt.url}, ${receipt.contentType.split(';')[0]}, sha256 ${sha256}, ${receipt.bytes.byteLength} bytes, kept at ${where}`,
+        `Acknowledgement of ${applicationNumber}: confirmation page ${receipt.url} as shown (nothing fetched), ${receipt.contentType.split(';')[0]}, sha256 ${sha256}, ${receipt.bytes.byteLength} bytes, kept at ${where}`,
       );
     } catch (err) {
       run.note('receipt', `The acknowledgement could not be kept: ${errorText(err)}`);

@@ -5,6 +5,7 @@ import { executeAction, type ActionValue } from '../../act/executor';
 import { errorMessage } from '../../../base/error-text';
 import { resolveDocument, resolveValue } from '../../guard/guard';
 import { takeDenial } from '../gate-judge';
+import type { GateDecision } from '../../guard/commit-gate';
 import { failed, type ActionOutcome } from '../outcomes';
 import type { RunContext } from '../run-context';
 import { ended, ran, type PendingAction } from './pending-action';
@@ -14,7 +15,8 @@ import { ended, ran, type PendingAction } from './pending-action';
  * when the clerk approved it), with the value from the case through the guard. A request of it
  * the clerk denied at the gate ends the run.
  */
-export async function act(p: PendingAction, run: RunContext): Promise<ActionOutcome> {
+export async function act(pending: PendingAction, run: RunContext): Promise<ActionOutcome> {
+  let p = pending;
   const { action, read, element } = p;
   const { gate, page } = run.o;
   const state = run.state;
@@ -29,14 +31,23 @@ export async function act(p: PendingAction, run: RunContext): Promise<ActionOutc
   }
   const control = hasRef(action) ? read.control(action.ref) : undefined;
   let outcome: Outcome;
+  let asked: GateDecision | undefined;
+  const at = run.now().toISOString();
   try {
     outcome = await gate.during(
-      { step: state.step, description: describeAction(action, element), approved: p.approval?.decision === 'approve', expectedUrl: action.type === 'click' ? control?.href : undefined, approvedSubmission: p.approvedSubmission ?? null },
+      {
+        step: state.step,
+        description: describeAction(action, element),
+        approved: p.approval?.decision === 'approve',
+        ...(p.askAtGate ? { ask: { action, element, verdict: p.verdict, reasoning: state.turnReasoning, answered: (decision: GateDecision) => void (asked = decision) } } : {}),
+      },
       () => executeAction(page, read, action, value, p.moreTypingFollows ? { settle: { moreTypingFollows: true } } : {}),
     );
   } finally {
     state.submissionCleared = false;
   }
+  // The clerk's answer to the action's card at the gate is the action's approval in the step log.
+  if (asked) p = { ...p, approval: { decision: asked.decision, by: asked.by, at, ...(asked.note !== undefined ? { note: asked.note } : {}) } };
   const denial = takeDenial(state);
   if (denial) return ended(p, { status: 'denied', message: denial }, failed(denial));
   if (outcome.status === 'done' && action.type === 'click') await run.progress.clicked(control, read.observation);

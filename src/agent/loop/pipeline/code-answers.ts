@@ -18,6 +18,7 @@ export const codeAnswersStage: ActionStage = {
     switch (action.type) {
       case 'done': {
         const proof = await proofOnPage(p.read, run);
+        if (!proof.ok && proof.end) return ended(p, { status: 'error', message: `done refused: ${proof.reason}` }, failed(`Not done: ${proof.reason}`));
         if (!proof.ok) return ran(p, { status: 'error', message: `done refused: ${proof.reason}` });
         const number = proof.applicationNumber;
         return ended(p, { status: 'done', message: `proof: ${number}` }, { status: 'done', reason: `Submitted: application number ${number}`, applicationNumber: number });

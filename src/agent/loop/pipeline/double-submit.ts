@@ -48,7 +48,8 @@ export const doubleSubmitStage: ActionStage = {
         );
       }
       // Reloading shows whether the session is still there; a lost one is signed in again.
-      await page.reload({ waitUntil: 'domcontentloaded', timeout: 30_000 }).catch(() => undefined);
+      // Code's own reload goes through the commit gate like any request (a page that came from a POST is not sent again unasked).
+      await run.asCode('reload the page to see whether the session is still there', () => page.reload({ waitUntil: 'domcontentloaded', timeout: 30_000 })).catch(() => undefined);
       return ran(p, { status: 'skipped', message });
     }
     state.listFailures = 0;

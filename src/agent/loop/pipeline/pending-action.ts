@@ -2,7 +2,6 @@ import type { Action } from '../../../shared/action';
 import type { Outcome } from '../../../shared/outcome';
 import type { Approval, StepAction } from '../../../shared/run';
 import type { Verdict } from '../../../shared/verdict';
-import type { ControlSubmission } from '../../../shared/control-submission';
 import type { PageRead } from '../../observe/page-read';
 import type { ActionOutcome, RunEnding } from '../outcomes';
 import type { RunContext } from '../run-context';
@@ -15,8 +14,8 @@ export interface PendingAction {
   element: string | undefined;
   verdict: Verdict;
   approval?: Approval;
-  /** What the control sent when the clerk was asked (a click on a link or submit button); null when it could not be read. */
-  approvedSubmission?: ControlSubmission | null;
+  /** The clerk is asked at the commit gate, with the first request the action sends (see `approvalStage`). */
+  askAtGate?: boolean;
   /** Another fill or select follows in the same turn (the page settles once, after the last). */
   moreTypingFollows: boolean;
   /** Milliseconds since the pipeline took the action. */

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { heldRequestLine, type ApprovalRequest, type HeldRequest } from '../../../shared/clerk';
+import { cardValues, heldAddress, heldRequestLine, reviewDifferences, type ApprovalRequest, type HeldRequest } from '../../../shared/clerk';
+import { showInvisible } from '../../../shared/visible-text';
 import type { ApprovalDetail, ReviewRow } from '../../../shared/console-api';
 import { approvalSubject } from '../approval-text';
 import { Lightbox } from './lightbox';
@@ -73,11 +74,18 @@ export function ApprovalCard({
         <div>
           {request.request ? (
             <>
-              <p className="approval-element">{heldRequestLine(request.request)}</p>
+              {request.action && (
+                <p className="approval-action">
+                  The agent wants to <strong>{showInvisible(approvalSubject(request))}</strong> (step {request.step}); this is the request it sends, held until you answer.
+                </p>
+              )}
+              <p className="approval-element approval-address">{heldAddress(request.request)}</p>
               <p className="approval-action">
-                Sent by <strong>{request.request.cause}</strong> (step {request.step}). Nothing has been sent yet.
+                Sent by <strong>{showInvisible(request.request.cause)}</strong> (step {request.step}). Nothing has been sent yet.
+                {request.request.bodySha256 && <span className="approval-body-hash"> Body sha256 {request.request.bodySha256}: your answer is for this body only.</span>}
               </p>
               <CarriedValues request={request.request} />
+              <ReviewDifferences request={request.request} />
             </>
           ) : (
             <>
@@ -185,23 +193,52 @@ function ReviewTable({ rows }: { rows: readonly ReviewRow[] }) {
 /** Every value a held request (or the approved control) carries, with where it came from; values not from the case stand out. */
 function CarriedValues({ request }: { request: Pick<HeldRequest, 'values'> }) {
   if (request.values.length === 0) return <p className="approval-values-none">It carries no form values.</p>;
-  const strangers = request.values.filter((v) => v.origin === 'not_from_case').length;
+  const rows = cardValues(request);
+  const strangers = rows.filter((v) => v.notFromCase).length;
+  const marked = rows.filter((v) => v.invisible > 0).length;
   return (
     <div className="approval-values">
       <p className="label">
-        What it sends{strangers > 0 ? ` — ${strangers} value${strangers === 1 ? '' : 's'} not from the case` : ''}
+        What it sends, every value whole{strangers > 0 ? ` — ${strangers} value${strangers === 1 ? '' : 's'} not from the case` : ''}
+        {marked > 0 ? ` — ${marked} with hidden or direction-changing characters (shown as ⟦…⟧)` : ''}
       </p>
-      <table>
-        <tbody>
-          {request.values.map((v, i) => (
-            <tr key={i} className={v.origin === 'not_from_case' ? 'value-stranger' : undefined}>
-              <th scope="row">{v.name}</th>
-              <td>{v.value}</td>
-              <td>{v.origin === 'case' ? `case: ${v.field ?? ''}` : v.origin === 'clerk' ? `your answer${v.field ? `: ${v.field}` : ''}` : 'not from the case'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div className="approval-values-scroll" tabIndex={0} aria-label="Values the request carries, scroll to see them all">
+        <table>
+          <tbody>
+            {rows.map((v, i) => (
+              <tr key={i} className={v.notFromCase || v.invisible > 0 ? 'value-stranger' : undefined}>
+                <th scope="row">{v.name}</th>
+                <td className="approval-value">{v.value}</td>
+                <td>{v.source}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+/** A submission's review page beside the case: the rows that differ, named before the clerk approves. */
+function ReviewDifferences({ request }: { request: Pick<HeldRequest, 'review'> }) {
+  if (!request.review || request.review.length === 0) return null;
+  const differences = reviewDifferences(request);
+  return (
+    <div className="review-values" aria-label="The review page beside the case">
+      {differences.length === 0 ? (
+        <p className="label">The review page shows {request.review.length} values; all match the case.</p>
+      ) : (
+        <>
+          <p className="label">
+            <strong className="review-alert">The review page differs from the case in {differences.length} value{differences.length === 1 ? '' : 's'}</strong> — the portal would file these:
+          </p>
+          <ul className="review-differences">
+            {differences.map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ul>
+        </>
+      )}
     </div>
   );
 }
