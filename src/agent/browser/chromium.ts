@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { MemoryCa } from '../guard/memory-ca';
+import { MemoryCa } from '../../base/memory-ca';
 import type { EgressTls } from '../guard/egress-proxy';
 
 /** Flags that keep Chromium quiet on a closed network; it is never allowed to phone home. */

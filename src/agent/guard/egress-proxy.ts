@@ -6,7 +6,7 @@ import { checkServerIdentity, rootCertificates, TLSSocket } from 'node:tls';
 import { isAllowedUrl, shorten, type HostPolicy } from '../../shared/allowed-hosts';
 import { EGRESS_LOCK_WORDS, pathWithoutQueryValues, type RequestEntry } from '../../shared/request-log';
 import type { ChallengeHosts } from './challenge-hosts';
-import type { MemoryCa } from './memory-ca';
+import type { MemoryCa } from '../../base/memory-ca';
 import { EgressLog } from './egress-log';
 import { resolverTarget, type ResolverTarget } from './resolver-rules';
 import { hostOf, safeSink, type GuardEvent, type GuardEventSink } from './watchdogs/guard-event';

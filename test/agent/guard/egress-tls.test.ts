@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { CHROMIUM_FLAGS, chromiumPath, launchChromium } from '../../../src/agent/browser/chromium';
 import { egressLockOf, installWatchdogs, openGuardedContext, type GuardEvent } from '../../../src/agent/guard/browser';
 import { CommitGate, type GateRecord } from '../../../src/agent/guard/commit-gate';
-import { MemoryCa } from '../../../src/agent/guard/memory-ca';
+import { MemoryCa } from '../../../src/base/memory-ca';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import type { RequestEntry } from '../../../src/shared/request-log';
 

@@ -22,16 +22,18 @@ const MAX_LEAVES = 500;
 const DAY_MS = 86_400_000;
 
 /**
- * The certificate authority of one browser launch, with which the egress proxy terminates the
- * browser's TLS to read every https request whole. Made when the browser is launched, never
- * written anywhere: its private key is a non-extractable WebCrypto key in this process's memory,
- * gone with it. The browser trusts it only through `--ignore-certificate-errors-spki-list` with
- * this CA's SPKI hash (`spkiFlag`), which Chromium matches against every certificate of the chain
- * the server presents: the proxy presents each leaf together with this CA. No other browser, no
- * system store and no other process trusts it.
+ * A certificate authority that exists only in this process's memory: its private key is a
+ * non-extractable WebCrypto key, never written anywhere, gone with the process.
+ *
+ * Each browser launch makes one (`launchChromium`), with which the guard's egress proxy ends the
+ * browser's TLS to read every https request whole. The browser trusts it only through
+ * `--ignore-certificate-errors-spki-list` with this CA's SPKI hash (`spkiHash`), which Chromium
+ * matches against every certificate of the chain the server presents: leaves are presented
+ * together with the CA. No other browser, no system store and no other process trusts it. The
+ * https lab makes one too, for the portal's own certificates.
  *
  * Leaves are minted per host name (a SAN for that name only), signed by the CA, and share one
- * leaf key of the launch; each is minted once per launch and then cached.
+ * leaf key per CA; each is minted once and then cached.
  */
 export class MemoryCa {
   private readonly leaves = new Map<string, Promise<SecureContext>>();
