@@ -16,6 +16,8 @@ export interface Lab {
    * told (`launchChromium({ portalCa })`); null for the http lab.
    */
   readonly tlsCa: string | null;
+  /** `https` for the https lab, else `http`. */
+  readonly scheme: 'http' | 'https';
   /** Required in the `X-Lab-Token` header of control API calls. */
   readonly controlToken: string;
   /** `http://shops.portal.example:41234` (`https://` for the https lab) */

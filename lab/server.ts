@@ -62,6 +62,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     host: listenHost,
     hostResolverRules: `MAP * ${resolverTarget}`,
     tlsCa: ca?.certPem ?? null,
+    scheme: ca ? 'https' : 'http',
     controlToken: state.controlToken,
     origin: (portal: PortalId) => originOf(PORTAL_HOSTS[portal], state.port, state.scheme),
     originOf: (hostname: string) => originOf(hostname, state.port, state.scheme),

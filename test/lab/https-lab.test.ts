@@ -43,7 +43,7 @@ describe('the https lab', () => {
   it('holds a SharedWorker POST, an unload beacon and a keepalive fetch to the submit address: a denying clerk, no submission', async () => {
     const caseFile = loadCase('shops-renewal-meera-kulkarni');
     const portal = caseFile.portal as PortalId;
-    const profile = bindLabProfile(loadProfile(portal), bench.lab.port, 'https');
+    const profile = bindLabProfile(loadProfile(portal), bench.lab.port, bench.lab.scheme);
     bench.lab.configure(caseFile.clientId, { layout: 'original' });
     const context = await openGuardedContext(bench.browser, profile);
     const gate = new CommitGate(profile);

@@ -81,7 +81,7 @@ export class EngineBench {
     caseFile: CaseFile,
     options: { variant?: LabVariantInput; approvals?: ApprovalGate; inputs?: InputSource; store?: Store; request?: Partial<RunRequest> } = {},
   ): Promise<FinishedRun & { store: Store; gate: ApprovalGate }> {
-    const profile = bindLabProfile(loadPortalProfile(caseFile.portal), this.lab.port, this.lab.tlsCa ? 'https' : 'http');
+    const profile = bindLabProfile(loadPortalProfile(caseFile.portal), this.lab.port, this.lab.scheme);
     this.lab.configure(caseFile.clientId, options.variant ?? {});
     const store = options.store ?? this.store();
     const approvals = options.approvals ?? new RecordingApprovals();

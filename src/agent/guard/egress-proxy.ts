@@ -95,7 +95,9 @@ interface TunnelOrigin {
  *
  * It lets through only the portal profile's addresses, judged by `isAllowedUrl` like every other
  * lock (and its challenge hosts while the clerk holds the portal, `ChallengeHosts`): plain http requests (absolute-form) by their whole address, tunnels (CONNECT, which
- * Chromium uses for https, wss and ws) by `host:port` for a scheme the profile allows. IP
+ * Chromium uses for https, wss and ws) by `host:port` for a scheme the profile allows, and then,
+ * with `tls`, every request inside a tunnel by its whole address, read whole and judged at the
+ * commit gate like a plain-http one (`openTunnel`). IP
  * literals, other ports, other names are refused: an http request gets no answer at all (a
  * network error; nothing is answered in the attacker's name), a tunnel gets 403. Each refusal is
  * reported as `request_blocked`. What was judged is what is connected to: the normalised host
