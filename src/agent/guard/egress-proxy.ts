@@ -40,7 +40,7 @@ export interface EgressTls {
 }
 
 /** What the proxy read of a request besides its method and address, for the gate. */
-export interface EgressRequest {
+interface EgressRequest {
   headers: IncomingHttpHeaders;
   body: Uint8Array;
 }
@@ -49,7 +49,7 @@ export interface EgressRequest {
  * The gate's side of the egress lock (`CommitGate`): asked about every request the proxy is about
  * to send on, plain http and (with `tls`) https alike, with its headers and body.
  */
-export interface EgressGate {
+interface EgressGate {
   atEgress(method: string, url: string, request?: EgressRequest): { ok: boolean };
 }
 
