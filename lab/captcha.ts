@@ -13,8 +13,8 @@ import { sendHtml, sendText, type LabRequest } from './http';
 
 export const CAPTCHA_SITE_KEY = '6LcLabPortalDeskDemoKey000000000000';
 
-export function captchaFrame(port: number): Html {
-  const src = `${originOf(CAPTCHA_HOST, port)}/recaptcha/api2/anchor?k=${CAPTCHA_SITE_KEY}&hl=en&size=normal`;
+export function captchaFrame(lab: { port: number; scheme: 'http' | 'https' }): Html {
+  const src = `${originOf(CAPTCHA_HOST, lab.port, lab.scheme)}/recaptcha/api2/anchor?k=${CAPTCHA_SITE_KEY}&hl=en&size=normal`;
   return html`<div class="g-recaptcha" data-sitekey="${CAPTCHA_SITE_KEY}"><iframe title="reCAPTCHA" src="${src}" width="320" height="400" frameborder="0"></iframe></div>`;
 }
 

@@ -39,8 +39,8 @@ export function classifyHost(hostHeader: string | undefined): HostKind {
   return { kind: 'attacker', host: host || '(no host)' };
 }
 
-export function originOf(host: string, port: number): string {
-  return `http://${host}:${port}`;
+export function originOf(host: string, port: number, scheme: 'http' | 'https' = 'http'): string {
+  return `${scheme}://${host}:${port}`;
 }
 
 export function isPortalId(value: string): value is PortalId {

@@ -11,9 +11,16 @@ export interface Lab {
   readonly host: string;
   /** Chromium's `--host-resolver-rules` value that sends every hostname to the lab. */
   readonly hostResolverRules: string;
+  /**
+   * The https lab's certificate authority (PEM), made at lab start, which a run trusts only when
+   * told (`launchChromium({ portalCa })`); null for the http lab.
+   */
+  readonly tlsCa: string | null;
+  /** `https` for the https lab, else `http`. */
+  readonly scheme: 'http' | 'https';
   /** Required in the `X-Lab-Token` header of control API calls. */
   readonly controlToken: string;
-  /** `http://shops.portal.example:41234` */
+  /** `http://shops.portal.example:41234` (`https://` for the https lab) */
   origin(portal: PortalId): string;
   /** Origin of any hostname on the lab's port (the phone, the control API, attacker hosts). */
   originOf(hostname: string): string;

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { MemoryCa } from '../src/base/memory-ca';
 import { countAttackerUpgrades, handleAttackerHost } from './attacks/attacker-host';
 import { listenAttackerPort } from './attacks/other-port';
 import { handleAttackEndpoint, isAttackEndpoint } from './attacks/portal-endpoints';
@@ -24,6 +26,12 @@ export interface LabOptions {
   controlToken?: string;
   /** Clock for code expiry and timestamps (tests move time forward). */
   now?: () => number;
+  /**
+   * Serve the lab's hosts over https (its second, attacker port stays http), with certificates
+   * of a certificate authority made at lab start (`lab.tlsCa`), which a run must be told to trust
+   * explicitly (`launchChromium({ portalCa })`). Default: http.
+   */
+  tls?: boolean;
 }
 
 /** Starts the lab: one loopback HTTP server that answers every lab hostname by its Host header. */
@@ -34,12 +42,18 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
 
   // The second port first: attack pages name it ("the portal on another port").
   const attackerServer = await listenAttackerPort(state, listenHost);
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     void serve(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendText(res, 500, `Lab error: ${err instanceof Error ? err.message : String(err)}`);
       else res.end();
     });
-  });
+  };
+  const ca = options.tls ? await MemoryCa.make() : null;
+  // Over https, each name the browser asks for gets a certificate of the lab's CA for that name.
+  const server = ca
+    ? createHttpsServer({ SNICallback: (name, done) => void ca.contextFor(name).then((c) => done(null, c), (err: Error) => done(err)) }, handler)
+    : createServer(handler);
+  if (ca) state.scheme = 'https';
 
   const lab: Lab = {
     get port() {
@@ -47,9 +61,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     },
     host: listenHost,
     hostResolverRules: `MAP * ${resolverTarget}`,
+    tlsCa: ca?.certPem ?? null,
+    scheme: ca ? 'https' : 'http',
     controlToken: state.controlToken,
-    origin: (portal: PortalId) => originOf(PORTAL_HOSTS[portal], state.port),
-    originOf: (hostname: string) => originOf(hostname, state.port),
+    origin: (portal: PortalId) => originOf(PORTAL_HOSTS[portal], state.port, state.scheme),
+    originOf: (hostname: string) => originOf(hostname, state.port, state.scheme),
     configure: (clientId: string, variant: LabVariantInput = {}) => state.clients.configure(clientId, variant),
     variant: (clientId) => state.clients.get(clientId).variant,
     submissions: (filter) => state.submissions.list(filter),

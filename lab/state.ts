@@ -15,6 +15,8 @@ export class LabState {
   /** What landed from the attack pages (see `attacks/`). */
   readonly attacks = new AttackLedger();
   port = 0;
+  /** `https` when the lab serves over TLS (`startLab({ tls: true })`). */
+  scheme: 'http' | 'https' = 'http';
   /** The lab's second port, where everything counts as the attacker ("the portal on another port"). */
   attackerPort = 0;
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Server as HttpsServer } from 'node:https';
 import { html } from '../html';
 import { sendHtml, type LabRequest } from '../http';
 import type { LabState } from '../state';
@@ -45,7 +46,7 @@ function isDocumentRequest(req: LabRequest): boolean {
  * the connection: a socket opened to the attacker carries data as well as a page does.
  * `hostOf` answers the attacker host to log for a request, or null for the lab's own hosts.
  */
-export function countAttackerUpgrades(server: Server, state: LabState, hostOf: (hostHeader: string) => string | null): void {
+export function countAttackerUpgrades(server: Server | HttpsServer, state: LabState, hostOf: (hostHeader: string) => string | null): void {
   server.on('upgrade', (raw: IncomingMessage, socket: Duplex) => {
     const host = hostOf(raw.headers.host ?? '');
     if (host !== null) {

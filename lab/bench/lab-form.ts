@@ -73,7 +73,7 @@ export async function runLabCase(env: LabFormEnv, caseFile: CaseFile, onStart?: 
   const started = performance.now();
   const finished = await executeRun(
     { store: env.store, browser: env.browser, approvals: approveAtOnce, inputs: answerNothing, credentials: new LabCredentials() },
-    { caseFile, profile: bindLabProfile(loadPortalProfile(caseFile.portal), env.lab.port), planner: 'rules', approveMode: 'all', ...(onStart ? { onStart } : {}) },
+    { caseFile, profile: bindLabProfile(loadPortalProfile(caseFile.portal), env.lab.port, env.lab.scheme), planner: 'rules', approveMode: 'all', ...(onStart ? { onStart } : {}) },
   );
   const ms = performance.now() - started;
   const submitted = env.lab.submissions({ clientId: caseFile.clientId }).length === 1;

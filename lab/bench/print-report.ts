@@ -61,6 +61,12 @@ export function reportText(r: BenchReport): string {
   out(`  median ${ms(r.labForm.ms)}`);
   out();
 
+  out(`Lab form over https vs http (${r.tlsCost.portal}): the egress lock ends TLS, reads each request whole, verifies the portal`);
+  out(`  http  median ${ms(r.tlsCost.http)}`);
+  out(`  https median ${ms(r.tlsCost.https)}`);
+  out(`  cost ${(r.tlsCost.cost * 100).toFixed(1)}%${r.tlsCost.allDone ? '' : '  (not every run done with one submission!)'}`);
+  out();
+
   out('Learned routes: a lab case run twice on the same layout, the second following the route the first learned');
   for (const p of r.learnedRoute.pairs) {
     const model = p.planner === 'rules' ? '' : `; model requests ${p.firstModelCalls} → ${p.routeModelCalls}, tokens ${p.firstTokens} → ${p.routeTokens}`;

@@ -3,6 +3,7 @@ import type { Machine } from './machine';
 import type { ObservationSize } from './observation-size';
 import type { ObserveTime } from './observe-time';
 import type { LabForm } from './lab-form';
+import type { TlsCost } from './tls-cost';
 import type { ReplayLoad } from './replay-load';
 import type { StaleRef } from './stale-ref';
 import { median, round, spread, type Spread } from './stats';
@@ -18,6 +19,7 @@ export const TARGETS = {
   tokensOfSnapshot: 0.4,
   staleRefMs: 20,
   labFormMs: 5_000,
+  tlsCost: 0.1,
   throughputRatio: 1.6,
   cliStartRatio: 1.5,
 } as const;
@@ -73,6 +75,8 @@ export interface BenchReport {
   storeWrite: StoreWrite;
   replayLoad: ReplayLoad;
   labForm: LabForm;
+  /** The lab form over https (the egress lock ending TLS) against the same form over http. */
+  tlsCost: TlsCost;
   learnedRoute: LearnedRouteBench;
   throughput: Throughput;
   /** The office queue on a throw-away PostgreSQL, or why it was skipped (no PostgreSQL binaries). */
@@ -188,6 +192,12 @@ export function targetRows(r: Omit<BenchReport, 'summary' | 'machine' | 'wallSec
       result: `${round(r.labForm.ms.median / 1000, 2)} s median`,
       target: `≤ ${TARGETS.labFormMs / 1000} s`,
       met: r.labForm.allDone && r.labForm.ms.median <= TARGETS.labFormMs,
+    },
+    {
+      measurement: `TLS termination at the egress lock: lab form over https vs http (${r.tlsCost.portal}, ${r.tlsCost.runs.length / 2} pairs${r.tlsCost.allDone ? '' : ', NOT ALL DONE'})`,
+      result: `${r.tlsCost.cost >= 0 ? '+' : ''}${round(r.tlsCost.cost * 100, 1)}% (${round(r.tlsCost.https.median / 1000, 2)} s vs ${round(r.tlsCost.http.median / 1000, 2)} s median)`,
+      target: `≤ ${TARGETS.tlsCost * 100}%`,
+      met: r.tlsCost.allDone && r.tlsCost.cost <= TARGETS.tlsCost,
     },
     {
       measurement: `learned route: second run of a lab case, same layout, Claude planner on the loopback Messages API (${claudePairs.map((p) => p.portal).join(', ')}${r.learnedRoute.allDone ? '' : ', NOT ALL DONE'})`,

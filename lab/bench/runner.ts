@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from '../../src/agent/browser/chromium';
+import { measureTlsCost } from './tls-cost';
 import { PageObserver } from '../../src/agent/observe/observer';
 import { startLab } from '..';
 import { openStore } from '../../src/store';
@@ -44,6 +45,7 @@ interface Plan {
   replaySteps: number;
   replay: { warmup: number; trials: number };
   labForm: { warmup: number; trials: number };
+  tlsCost: { warmup: number; trials: number };
   learnedRoute: { portals: Array<'shops' | 'power' | 'tax'>; pairs: number };
   throughput: { singleForms: number; concurrentForms: number; concurrency: number };
   cliStart: { trials: number; starts: number };
@@ -57,6 +59,7 @@ const FULL: Plan = {
   replaySteps: 1000,
   replay: { warmup: 1, trials: 5 },
   labForm: { warmup: 1, trials: 5 },
+  tlsCost: { warmup: 1, trials: 3 },
   learnedRoute: { portals: ['shops', 'power', 'tax'], pairs: 1 },
   throughput: { singleForms: 3, concurrentForms: 12, concurrency: 4 },
   cliStart: { trials: 5, starts: 10 },
@@ -70,6 +73,7 @@ const QUICK: Plan = {
   replaySteps: 30,
   replay: { warmup: 0, trials: 1 },
   labForm: { warmup: 0, trials: 1 },
+  tlsCost: { warmup: 0, trials: 1 },
   learnedRoute: { portals: ['shops'], pairs: 1 },
   throughput: { singleForms: 1, concurrentForms: 2, concurrency: 2 },
   cliStart: { trials: 1, starts: 2 },
@@ -122,6 +126,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       const env = { lab, browser, store };
       log('lab form: shops, end to end');
       const labForm = await measureLabForm(env, 'shops', plan.labForm);
+      log('lab form over https: TLS termination at the egress lock, against the same form over http');
+      const tlsCost = await measureTlsCost(env, 'shops', plan.tlsCost);
       log(`learned routes: ${plan.learnedRoute.portals.join(', ')}, a first run and a route run each`);
       const learnedRoute = await measureLearnedRoute({ ...env, dir }, plan.learnedRoute.portals, plan.learnedRoute.pairs);
       log(`throughput: ${plan.throughput.singleForms} forms one at a time, ${plan.throughput.concurrentForms} forms ${plan.throughput.concurrency} at a time`);
@@ -136,6 +142,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         storeWrite,
         replayLoad,
         labForm,
+        tlsCost,
         learnedRoute,
         throughput,
         office,

@@ -23,7 +23,7 @@ export function showHumanCheck(ctx: PortalContext): void {
 ${errorSummary(errors)}
 <p>We need to check that you are not a robot before you continue to the application form.</p>
 <form method="post" action="/human-check">
-<div class="field" id="f-captcha">${fieldError('captcha', errorFor(errors, 'captcha'))}${captchaFrame(ctx.state.port)}</div>
+<div class="field" id="f-captcha">${fieldError('captcha', errorFor(errors, 'captcha'))}${captchaFrame(ctx.state)}</div>
 <div class="actions"><button class="${original ? 'button' : 'btn btn-primary'}" type="submit">Continue</button></div>
 </form>`;
   sendPage(ctx, { title: 'Verify you are human', main });

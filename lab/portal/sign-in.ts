@@ -27,7 +27,7 @@ ${errorSummary(errors, (e) => (e.field === 'credentials' ? '#f-username' : `#f-$
 ${input('username', 'text', 'username', flash.values?.username ?? '')}</div>
 <div class="field"><label class="label" for="f-password">Password</label>${fieldError('password', errorFor(errors, 'password'))}
 ${input('password', 'password', 'current-password', '')}</div>
-${showCaptcha ? html`<div class="field" id="f-captcha">${fieldError('captcha', errorFor(errors, 'captcha'))}${captchaFrame(ctx.state.port)}</div>` : ''}
+${showCaptcha ? html`<div class="field" id="f-captcha">${fieldError('captcha', errorFor(errors, 'captcha'))}${captchaFrame(ctx.state)}</div>` : ''}
 <div class="actions"><button class="${ctx.variant.layout === 'original' ? 'button' : 'btn btn-primary'}" type="submit">Sign in</button></div>
 </form>`;
   sendPage(ctx, { title: 'Sign in', main });

@@ -44,6 +44,12 @@ const PortalProfileShape = z.strictObject({
   challengeHosts: z.array(AllowedHost).max(20).default([]),
   /** Allow plain http (only for the lab and intranet portals). */
   allowHttp: z.boolean().default(false),
+  /**
+   * The portal does not work without its service worker: let it register one. Off by default
+   * (blocked in the portal's context); when on, its requests are still judged by the egress lock,
+   * which reads https requests whole, but they never pass the page's request routing.
+   */
+  needsServiceWorkers: z.boolean().default(false),
   riskyWords: z.array(z.string().min(1)).default(DEFAULT_RISKY_WORDS),
   /** Case-insensitive substrings of the title or a heading that mark a final-review page. */
   finalReviewPatterns: z.array(z.string().min(1)).default(DEFAULT_FINAL_REVIEW_PATTERNS),

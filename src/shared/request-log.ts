@@ -12,8 +12,11 @@ import { z } from 'zod';
  * requests inside are not listed one by one. Query values never reach the record: `?q=…&page=…`.
  */
 export const RequestEntry = z.object({
-  /** `http`: a plain request, seen whole; `tunnel`: a CONNECT (https, wss); `upgrade`: a WebSocket upgrade in absolute form. */
-  kind: z.enum(['http', 'tunnel', 'upgrade']),
+  /**
+   * `http`: a plain request, seen whole; `https`: a request inside a tunnel whose TLS the lock
+   * ended, seen whole; `tunnel`: a CONNECT (https, wss); `upgrade`: a WebSocket opening.
+   */
+  kind: z.enum(['http', 'https', 'tunnel', 'upgrade']),
   method: z.string(),
   host: z.string(),
   /** Null when the request named no port that reads as one. */
@@ -58,5 +61,6 @@ export function requestAddress(e: Pick<RequestEntry, 'kind' | 'host' | 'port' | 
   const host = e.host.includes(':') && !e.host.startsWith('[') ? `[${e.host}]` : e.host;
   if (e.kind === 'tunnel') return e.port === null ? host : `${host}:${e.port}`;
   const port = e.port === null || e.port === 80 ? '' : `:${e.port}`;
+  if (e.kind === 'https') return `https://${host}${e.port === null || e.port === 443 ? '' : `:${e.port}`}${e.path ?? ''}`;
   return `${e.kind === 'upgrade' ? 'ws' : 'http'}://${host}${port}${e.path ?? ''}`;
 }

@@ -87,7 +87,7 @@ function requestLine(e: StepEvent): RequestLine | null {
 
 /** One entry of the egress lock's log as a line of the requests pane. */
 function entryLine(r: RequestEntry): RequestLine {
-  const tunnel = r.kind === 'tunnel' ? ' (a tunnel: https or a secure socket, whose requests the lock does not see one by one)' : '';
+  const tunnel = r.kind === 'tunnel' ? ' (a tunnel: https or a secure socket; where the lock ends its TLS, each request in it is listed too)' : '';
   const message = r.outcome === 'sent' ? `To one of the portal's addresses${tunnel}` : `Refused${tunnel}: ${r.reason ?? r.rule}`;
   return { at: r.firstAt, outcome: r.outcome, by: 'egress lock', method: r.method, url: requestAddress(r), rule: r.rule, message, type: r.outcome === 'sent' ? 'request_sent' : 'request_blocked', count: r.count };
 }

@@ -89,6 +89,10 @@ describe('portal-desk bench --quick --json', () => {
     expect(report.labForm.runs[0]).toMatchObject({ portal: 'shops', status: 'done', submitted: true });
     expect(report.labForm.allDone).toBe(true);
     spreadOk(report.labForm.ms);
+    // TLS termination at the egress lock: the same form over https and http, both done.
+    expect(report.tlsCost.runs.map((x: { scheme: string }) => x.scheme)).toEqual(['http', 'https']);
+    expect(report.tlsCost.allDone).toBe(true);
+    expect(typeof report.tlsCost.cost).toBe('number');
     expect(report.throughput.single).toMatchObject({ concurrency: 1, forms: 1, done: 1 });
     expect(report.throughput.concurrent).toMatchObject({ concurrency: 2, forms: 2, done: 2 });
     positive(report.throughput.single.formsPerMinute);

@@ -35,6 +35,16 @@ export class ScriptedInputs implements InputSource {
   }
 }
 
+/** Whether the lab suite runs on the https lab: `PORTAL_DESK_LAB_TLS=1`. */
+export function labTlsRequested(): boolean {
+  return process.env.PORTAL_DESK_LAB_TLS === '1';
+}
+
+/** A browser for `lab`: its host names mapped to it, and its CA trusted when it serves https. */
+export function launchForLab(lab: Lab): Promise<Browser> {
+  return launchChromium({ hostResolverRules: lab.hostResolverRules, ...(lab.tlsCa ? { portalCa: lab.tlsCa } : {}) });
+}
+
 /** One lab, one browser and fresh stores for a test file. */
 export class EngineBench {
   lab!: Lab;
@@ -42,9 +52,12 @@ export class EngineBench {
   private readonly dir = mkdtempSync(join(tmpdir(), 'pd-engine-'));
   private stores: Store[] = [];
 
+  /** `tls`: the https lab (default: `PORTAL_DESK_LAB_TLS=1`). */
+  constructor(private readonly options: { tls?: boolean } = {}) {}
+
   async start(): Promise<this> {
-    this.lab = await startLab();
-    this.browser = await launchChromium({ hostResolverRules: this.lab.hostResolverRules });
+    this.lab = await startLab({ tls: this.options.tls ?? labTlsRequested() });
+    this.browser = await launchForLab(this.lab);
     return this;
   }
 
@@ -68,7 +81,7 @@ export class EngineBench {
     caseFile: CaseFile,
     options: { variant?: LabVariantInput; approvals?: ApprovalGate; inputs?: InputSource; store?: Store; request?: Partial<RunRequest> } = {},
   ): Promise<FinishedRun & { store: Store; gate: ApprovalGate }> {
-    const profile = bindLabProfile(loadPortalProfile(caseFile.portal), this.lab.port);
+    const profile = bindLabProfile(loadPortalProfile(caseFile.portal), this.lab.port, this.lab.scheme);
     this.lab.configure(caseFile.clientId, options.variant ?? {});
     const store = options.store ?? this.store();
     const approvals = options.approvals ?? new RecordingApprovals();

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { MemoryCa } from '../../base/memory-ca';
+import type { EgressTls } from '../guard/egress-proxy';
 
 /** Flags that keep Chromium quiet on a closed network; it is never allowed to phone home. */
 export const CHROMIUM_FLAGS = [
@@ -27,9 +29,16 @@ interface LaunchOptions {
   hostResolverRules?: string;
   /** Where Chromium writes downloads (the attack suite watches it); default: a temporary folder Playwright removes. */
   downloadsPath?: string;
+  /**
+   * A certificate authority (PEM) the portal's certificates may chain to besides the system's
+   * roots: only the https lab's own, made at lab start. The guard's egress proxy verifies the
+   * portal against it, and this browser accepts it too (for tests that browse the lab without the guard).
+   */
+  portalCa?: string;
 }
 
 const RESOLVER_RULES = new WeakMap<Browser, string>();
+const EGRESS_TLS = new WeakMap<Browser, EgressTls>();
 
 /**
  * The `--host-resolver-rules` a browser was launched with by `launchChromium`, or undefined (no
@@ -38,6 +47,14 @@ const RESOLVER_RULES = new WeakMap<Browser, string>();
  */
 export function hostResolverRulesOf(browser: Browser): string | undefined {
   return RESOLVER_RULES.get(browser);
+}
+
+/**
+ * The certificate authority `launchChromium` made for a browser (its egress proxies end the
+ * browser's TLS with it) and what they trust for the portal; undefined for a browser from elsewhere.
+ */
+export function egressTlsOf(browser: Browser): EgressTls | undefined {
+  return EGRESS_TLS.get(browser);
 }
 
 export function chromiumPath(explicit?: string): string {
@@ -50,9 +67,19 @@ export function chromiumPath(explicit?: string): string {
   return path;
 }
 
-/** Launches the machine's Chromium through playwright-core. Never downloads a browser. */
+/**
+ * Launches the machine's Chromium through playwright-core. Never downloads a browser.
+ *
+ * Each launch makes its own certificate authority (`MemoryCa`, key in memory only) and tells this
+ * browser alone to accept certificates chaining to it (`--ignore-certificate-errors-spki-list`
+ * with the CA's SPKI hash; Playwright always gives Chromium a `--user-data-dir`, without which
+ * Chromium ignores the flag). The guard's egress proxies of this browser's contexts end its TLS
+ * with it, and verify the portal themselves.
+ */
 export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
-  const args = [...CHROMIUM_FLAGS];
+  const ca = await MemoryCa.make();
+  const spki = [ca.spkiHash, ...(options.portalCa ? [MemoryCa.spkiHashOf(options.portalCa)] : [])];
+  const args = [...CHROMIUM_FLAGS, `--ignore-certificate-errors-spki-list=${spki.join(',')}`];
   if (options.hostResolverRules) args.push(`--host-resolver-rules=${options.hostResolverRules}`);
   const browser = await chromium.launch({
     executablePath: chromiumPath(options.executablePath),
@@ -61,5 +88,6 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
     ...(options.downloadsPath ? { downloadsPath: options.downloadsPath } : {}),
   });
   if (options.hostResolverRules) RESOLVER_RULES.set(browser, options.hostResolverRules);
+  EGRESS_TLS.set(browser, { ca, ...(options.portalCa ? { extraTrust: [options.portalCa] } : {}) });
   return browser;
 }

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { PortalProfile } from '../../shared/portal-profile';
-import { hostResolverRulesOf } from '../browser/chromium';
+import { egressTlsOf, hostResolverRulesOf } from '../browser/chromium';
 import { ChallengeHosts } from './challenge-hosts';
 import type { CommitGate } from './commit-gate';
 import { EgressProxy } from './egress-proxy';
@@ -39,7 +39,8 @@ type GuardedContextExtras = Pick<BrowserContextOptions, 'storageState'>;
  */
 export async function openGuardedContext(browser: Browser, profile: PortalProfile, extras: GuardedContextExtras = {}): Promise<BrowserContext> {
   const challenges = new ChallengeHosts(profile);
-  const egress = await EgressProxy.start(profile, { hostResolverRules: hostResolverRulesOf(browser), challenges });
+  const tls = egressTlsOf(browser);
+  const egress = await EgressProxy.start(profile, { hostResolverRules: hostResolverRulesOf(browser), challenges, ...(tls ? { tls } : {}) });
   let context: BrowserContext;
   try {
     context = await browser.newContext({ ...contextOptionsFor(profile), ...extras, proxy: { server: egress.url, bypass: '<-loopback>' } });

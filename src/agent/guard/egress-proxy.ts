@@ -1,10 +1,12 @@
-import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { createServer, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
+import { Duplex } from 'node:stream';
+import { checkServerIdentity, rootCertificates, TLSSocket } from 'node:tls';
 import { isAllowedUrl, shorten, type HostPolicy } from '../../shared/allowed-hosts';
 import { EGRESS_LOCK_WORDS, pathWithoutQueryValues, type RequestEntry } from '../../shared/request-log';
 import type { ChallengeHosts } from './challenge-hosts';
-import type { CommitGate } from './commit-gate';
+import type { MemoryCa } from '../../base/memory-ca';
 import { EgressLog } from './egress-log';
 import { resolverTarget, type ResolverTarget } from './resolver-rules';
 import { hostOf, safeSink, type GuardEvent, type GuardEventSink } from './watchdogs/guard-event';
@@ -17,6 +19,38 @@ interface EgressProxyOptions {
   hostResolverRules?: string;
   /** The profile's challenge hosts: let through too while open (the clerk holds the portal); their tunnels cut when they close. */
   challenges?: ChallengeHosts;
+  /**
+   * Full sight over https: the tunnels' TLS is ended here with the browser launch's certificate
+   * authority (`MemoryCa`, which that browser alone trusts), so every request inside a tunnel is
+   * read and judged whole like a plain-http one, and sent on over a TLS connection of the proxy's
+   * own that verifies the portal's certificate. Without it (the desktop shell's session proxy) a
+   * tunnel is judged by its host and port only.
+   */
+  tls?: EgressTls;
+}
+
+/** What the proxy needs to end the browser's TLS and to verify the portal's. */
+export interface EgressTls {
+  ca: MemoryCa;
+  /**
+   * Certificates (PEM) trusted for the portal besides Node's root store: only one the caller
+   * names explicitly (the https lab's own CA). Never a way to accept a certificate that does not verify.
+   */
+  extraTrust?: readonly string[];
+}
+
+/** What the proxy read of a request besides its method and address, for the gate. */
+interface EgressRequest {
+  headers: IncomingHttpHeaders;
+  body: Uint8Array;
+}
+
+/**
+ * The gate's side of the egress lock (`CommitGate`): asked about every request the proxy is about
+ * to send on, plain http and (with `tls`) https alike, with its headers and body.
+ */
+interface EgressGate {
+  atEgress(method: string, url: string, request?: EgressRequest): { ok: boolean };
 }
 
 /** Refusals held until the watchdogs give the proxy somewhere to report them. */
@@ -33,6 +67,24 @@ const AUTHORITY = /^(\[[0-9a-f:.]+\]|[^\s:/?#@\\[\]]+):(\d{1,5})$/i;
 const HOSTS_RULE = 'egress-lock:portal-hosts';
 /** The rule that let a challenge host through while the clerk held the portal. */
 const CHALLENGE_RULE = 'egress-lock:challenge-hosts';
+/** The rule that refuses a portal whose certificate does not verify. */
+const CERTIFICATE_RULE = 'egress-lock:portal-certificate';
+/** The rule that refuses a request whose body is too large to be read whole before it is judged. */
+const BODY_RULE = 'egress-lock:body-size';
+/** A body is read whole before the request is judged; past this it is refused, not sent unread. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** The first byte of a TLS handshake record: what the browser sends first in an https or wss tunnel. */
+const TLS_HANDSHAKE = 0x16;
+/** How long a tunnel may stay silent before its first byte says what it carries. */
+const FIRST_BYTE_MS = 30_000;
+
+/** Where the requests of one tunnel go: the authority the CONNECT named, as judged. */
+interface TunnelOrigin {
+  scheme: 'https' | 'http';
+  hostname: string;
+  port: number;
+  challenge: boolean;
+}
 
 /**
  * The egress lock: a forward proxy, one per browser context, that every request of the context
@@ -43,7 +95,9 @@ const CHALLENGE_RULE = 'egress-lock:challenge-hosts';
  *
  * It lets through only the portal profile's addresses, judged by `isAllowedUrl` like every other
  * lock (and its challenge hosts while the clerk holds the portal, `ChallengeHosts`): plain http requests (absolute-form) by their whole address, tunnels (CONNECT, which
- * Chromium uses for https, wss and ws) by `host:port` for a scheme the profile allows. IP
+ * Chromium uses for https, wss and ws) by `host:port` for a scheme the profile allows, and then,
+ * with `tls`, every request inside a tunnel by its whole address, read whole and judged at the
+ * commit gate like a plain-http one (`openTunnel`). IP
  * literals, other ports, other names are refused: an http request gets no answer at all (a
  * network error; nothing is answered in the attacker's name), a tunnel gets 403. Each refusal is
  * reported as `request_blocked`. What was judged is what is connected to: the normalised host
@@ -62,14 +116,29 @@ export class EgressProxy {
   /** Tunnels to a challenge host, cut when the challenge hosts close. */
   private readonly challengeTunnels = new Set<() => void>();
   private refusedCount = 0;
-  private gate: CommitGate | undefined;
+  private gate: EgressGate | undefined;
   private readonly log = new EgressLog();
+  /** Reads the requests inside tunnels (decrypted, or a ws:// tunnel's plain http); never listens itself. */
+  private readonly inner = createServer();
+  /** The origin each connection handed to `inner` belongs to. */
+  private readonly origins = new WeakMap<Socket | Duplex, TunnelOrigin>();
+  /** The proxy's own TLS connections to the portal, kept alive between requests; verifies the portal. */
+  private readonly upstreamAgent: HttpsAgent | undefined;
 
   private constructor(
     private readonly server: Server,
     private readonly profile: HostPolicy,
     private readonly options: EgressProxyOptions,
-  ) {}
+  ) {
+    this.inner.on('request', (req: IncomingMessage, res: ServerResponse) => this.fromTunnel(req, res));
+    this.inner.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgradeInTunnel(req, socket, head));
+    this.inner.on('clientError', (_err, socket: Duplex) => socket.destroy());
+    if (options.tls) {
+      const extra = options.tls.extraTrust ?? [];
+      // Node's root store; with an explicit extra CA, the store and that CA (`ca` replaces the default store).
+      this.upstreamAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16, rejectUnauthorized: true, ...(extra.length > 0 ? { ca: [...rootCertificates, ...extra] } : {}) });
+    }
+  }
 
   /** Starts a proxy for one portal on a free loopback port. */
   static async start(profile: HostPolicy, options: EgressProxyOptions = {}): Promise<EgressProxy> {
@@ -99,12 +168,18 @@ export class EgressProxy {
     return this.refusedCount;
   }
 
+  /** Whether it ends the browser's TLS and sees https requests whole (`tls`). */
+  get seesHttps(): boolean {
+    return this.options.tls !== undefined;
+  }
+
   /**
-   * Plain-http requests are judged by the run's commit gate too: one that can commit something
-   * passes only when the page's request routing admitted it (workers and pages as they unload
-   * never reach that routing). Tunnels (https) show the proxy only a host and port.
+   * Every request it forwards is judged by the run's commit gate too: one that can commit
+   * something passes only when the page's request routing admitted it (workers and pages as they
+   * unload never reach that routing). Plain http always; https when the proxy ends TLS (`tls`),
+   * else a tunnel shows the proxy only a host and port.
    */
-  useGate(gate: CommitGate): void {
+  useGate(gate: EgressGate): void {
     this.gate = gate;
   }
 
@@ -123,6 +198,7 @@ export class EgressProxy {
   async close(): Promise<void> {
     for (const socket of this.tunnels) socket.destroy();
     this.tunnels.clear();
+    this.upstreamAgent?.destroy();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -137,15 +213,47 @@ export class EgressProxy {
       res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('Portal Desk egress proxy: absolute http addresses and CONNECT only');
       return;
     }
+    void this.send(req, res, address, { kind: 'http', challenge: false });
+  }
+
+  /** A request read inside a tunnel (origin-form): its address is the tunnel's origin and its path. */
+  private fromTunnel(req: IncomingMessage, res: ServerResponse): void {
+    const origin = this.origins.get(req.socket);
+    const path = req.url ?? '';
+    if (!origin || !path.startsWith('/')) {
+      res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('Portal Desk egress proxy: an origin-form request was expected in the tunnel');
+      return;
+    }
+    void this.send(req, res, `${origin.scheme}://${authorityOf(origin)}${path}`, { kind: origin.scheme === 'https' ? 'https' : 'http', challenge: origin.challenge });
+  }
+
+  /**
+   * Judges one request by its whole address (the portal's hosts), reads its body whole, asks the
+   * gate with its method, address, headers and body, and only then sends it on: plain http as it
+   * came, https over the proxy's own verified TLS connection to the portal.
+   */
+  private async send(req: IncomingMessage, res: ServerResponse, address: string, via: { kind: 'http' | 'https'; challenge: boolean }): Promise<void> {
     const method = req.method ?? 'GET';
+    const seen = (href: string): SeenRequest => ({ ...requestSeen(method, href), kind: via.kind });
     const check = this.hostCheck(address);
     if (!check.ok) {
-      this.log.add({ ...httpSeen(method, address), outcome: 'refused', rule: HOSTS_RULE, reason: check.reason });
+      this.log.add({ ...seen(address), outcome: 'refused', rule: HOSTS_RULE, reason: check.reason });
       this.refuse(`${method} ${address}`, address, `Stopped a ${method} request to ${hostOf(address)} ${EGRESS_LOCK_WORDS}: ${check.reason}`);
       req.socket.destroy();
       return;
     }
-    if (this.gate && !this.gate.atEgress(method, check.href).ok) {
+    const body = await readBody(req, MAX_BODY_BYTES);
+    if (body === 'too large' || body === 'broken') {
+      if (body === 'too large') {
+        const reason = `its body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB, too large to be read whole before it is judged`;
+        this.log.add({ ...seen(check.href), outcome: 'refused', rule: BODY_RULE, reason });
+        this.refuse(`${method} ${check.href}`, check.href, `Stopped a ${method} request to ${hostOf(check.href)} ${EGRESS_LOCK_WORDS}: ${reason}`);
+      }
+      req.socket.destroy();
+      return;
+    }
+    if (this.gate && !this.gate.atEgress(method, check.href, { headers: req.headers, body }).ok) {
+      // The gate records its refusal itself (as data), so it is not logged here twice.
       this.refusedCount += 1;
       req.socket.destroy();
       return;
@@ -153,23 +261,54 @@ export class EgressProxy {
     const url = new URL(check.href);
     const target = this.target(url.hostname, portOf(url));
     if (target.kind === 'not-found') {
-      this.log.add({ ...httpSeen(method, check.href), outcome: 'refused', rule: RESOLVER_RULE, reason: NOT_FOUND });
+      this.log.add({ ...seen(check.href), outcome: 'refused', rule: RESOLVER_RULE, reason: NOT_FOUND });
       req.socket.destroy();
       return;
     }
-    this.log.add({ ...httpSeen(method, check.href), outcome: 'sent', rule: check.challenge ? CHALLENGE_RULE : HOSTS_RULE });
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers: { ...forwardHeaders(req.headers), host: url.host }, agent: false, setHost: false },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders));
-        answer.pipe(res);
-        answer.on('error', () => res.destroy());
-      },
-    );
-    upstream.on('error', () => (res.headersSent ? res.destroy() : req.socket.destroy()));
+    const rule = check.challenge || via.challenge ? CHALLENGE_RULE : HOSTS_RULE;
+    const headers = { ...forwardHeaders(req.headers), host: url.host, ...(body.length > 0 || req.headers['content-length'] !== undefined ? { 'content-length': String(body.length) } : {}) };
+    delete headers['transfer-encoding'];
+    const upstream = this.upstreamRequest(url, target, method, headers);
+    let answered = false;
+    upstream.on('response', (answer) => {
+      answered = true;
+      this.log.add({ ...seen(check.href), outcome: 'sent', rule });
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer.rawHeaders));
+      answer.pipe(res);
+      answer.on('error', () => res.destroy());
+    });
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      if (answered) return res.destroy();
+      const bad = certificateProblem(err);
+      if (bad) {
+        const reason = `the portal's certificate for ${url.hostname} does not verify (${bad}); nothing was sent`;
+        this.log.add({ ...seen(check.href), outcome: 'refused', rule: CERTIFICATE_RULE, reason });
+        this.refuse(`CERT ${url.host}`, check.href, `Stopped a ${method} request to ${url.host} ${EGRESS_LOCK_WORDS}: ${reason}`);
+        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`Portal Desk egress lock: ${reason}.`);
+        return;
+      }
+      this.log.add({ ...seen(check.href), outcome: 'sent', rule });
+      if (res.headersSent) res.destroy();
+      else req.socket.destroy();
+    });
     // The browser gave up (a refused download, a closed page): the portal stops sending too.
     res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
+    upstream.end(body);
+  }
+
+  /** The request to the portal: plain http to the mapped target, or https over a connection that verifies the portal's certificate for its name. */
+  private upstreamRequest(url: URL, target: Exclude<ResolverTarget, { kind: 'not-found' }>, method: string, headers: OutgoingHttpHeaders): ClientRequest {
+    const base = { host: target.hostname, port: target.port, method, path: `${url.pathname}${url.search}`, headers, setHost: false };
+    if (url.protocol === 'http:') return httpRequest({ ...base, agent: false });
+    const name = url.hostname.replace(/^\[|\]$/g, '');
+    return httpsRequest({
+      ...base,
+      agent: this.upstreamAgent,
+      // Verified for the portal's own name, wherever the resolver rules sent the connection.
+      ...(isIp(name) ? {} : { servername: name }),
+      checkServerIdentity: (_host, cert) => checkServerIdentity(name, cert),
+      rejectUnauthorized: true,
+    });
   }
 
   /** A tunnel (`CONNECT host:port`): https, wss and ws go this way. */
@@ -190,6 +329,66 @@ export class EgressProxy {
       return;
     }
     this.log.add({ kind: 'tunnel', method: 'CONNECT', host: verdict.hostname, port: verdict.port, path: null, outcome: 'sent', rule: verdict.challenge ? CHALLENGE_RULE : HOSTS_RULE });
+    if (this.options.tls) this.openTunnel(socket, head, verdict, this.options.tls);
+    else this.blindTunnel(socket, head, verdict.challenge, target);
+  }
+
+  /**
+   * Ends the tunnel here: answers the CONNECT, then reads what the browser sends in it. TLS (https,
+   * wss) is ended with a leaf of the launch's CA for the judged name; plain http (a ws:// socket)
+   * only where the profile allows http for that address. Either way its requests are read one by
+   * one by `inner` and judged whole (`send`); nothing in it reaches the portal unread.
+   */
+  private openTunnel(socket: Duplex, head: Buffer, verdict: { hostname: string; port: number; challenge: boolean; https: boolean; http: boolean }, tls: EgressTls): void {
+    this.tunnels.add(socket);
+    const connections = new Set<Duplex>([socket]);
+    const cut = (): void => {
+      for (const s of connections) {
+        s.destroy();
+        this.tunnels.delete(s);
+      }
+      this.challengeTunnels.delete(cut);
+    };
+    if (verdict.challenge) this.challengeTunnels.add(cut);
+    socket.on('error', cut);
+    socket.on('close', cut);
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    const timer = setTimeout(cut, FIRST_BYTE_MS);
+    const begin = (first: Buffer): void => {
+      clearTimeout(timer);
+      socket.removeListener('data', begin);
+      // What the first byte was read from, joined again with it (a net.Socket cannot be given back a byte it read).
+      const stream = rejoined(socket, first);
+      connections.add(stream);
+      const origin = { hostname: verdict.hostname, port: verdict.port, challenge: verdict.challenge };
+      if (first[0] === TLS_HANDSHAKE && verdict.https) {
+        stream.pause();
+        void tls.ca.contextFor(verdict.hostname).then(
+          (secureContext) => {
+            if (socket.destroyed) return;
+            const secure = new TLSSocket(stream, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] });
+            connections.add(secure);
+            this.tunnels.add(secure);
+            secure.on('error', cut);
+            this.origins.set(secure, { ...origin, scheme: 'https' });
+            this.inner.emit('connection', secure);
+          },
+          () => cut(),
+        );
+      } else if (verdict.http) {
+        this.origins.set(stream, { ...origin, scheme: 'http' });
+        this.inner.emit('connection', stream);
+      } else {
+        this.log.add({ kind: 'tunnel', method: 'CONNECT', host: verdict.hostname, port: verdict.port, path: null, outcome: 'refused', rule: HOSTS_RULE, reason: first[0] === TLS_HANDSHAKE ? 'TLS in a tunnel to an address allowed for http only' : 'plain http in a tunnel to an address allowed for https only' });
+        cut();
+      }
+    };
+    if (head.length > 0) begin(head);
+    else socket.on('data', begin);
+  }
+
+  /** The tunnel as a byte pipe to the portal, judged by its host and port only (no `tls`). */
+  private blindTunnel(socket: Duplex, head: Buffer, challenge: boolean, target: Exclude<ResolverTarget, { kind: 'not-found' }>): void {
     this.tunnels.add(socket);
     const upstream = connect({ host: target.hostname, port: target.port });
     this.tunnels.add(upstream);
@@ -200,7 +399,7 @@ export class EgressProxy {
       this.tunnels.delete(upstream);
       this.challengeTunnels.delete(cut);
     };
-    if (verdict.challenge) this.challengeTunnels.add(cut);
+    if (challenge) this.challengeTunnels.add(cut);
     upstream.on('connect', () => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
@@ -213,11 +412,75 @@ export class EgressProxy {
     socket.on('close', cut);
   }
 
+  /**
+   * A WebSocket's opening handshake inside a tunnel (wss, or ws where http is allowed): judged
+   * like any request (the portal's hosts, then the gate, as a GET), then joined to the portal's
+   * answer; its frames then pass as they are (the page's socket routing sees them).
+   */
+  private upgradeInTunnel(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const origin = this.origins.get(req.socket);
+    const path = req.url ?? '';
+    if (!origin || !path.startsWith('/')) return void socket.destroy();
+    const address = `${origin.scheme}://${authorityOf(origin)}${path}`;
+    const method = req.method ?? 'GET';
+    const seen = { ...requestSeen(method, address), kind: 'upgrade' as const };
+    const check = this.hostCheck(address);
+    if (!check.ok) {
+      this.log.add({ ...seen, outcome: 'refused', rule: HOSTS_RULE, reason: check.reason });
+      this.refuse(`UPGRADE ${address}`, address, `Stopped a connection upgrade to ${hostOf(address)} ${EGRESS_LOCK_WORDS}: ${check.reason}`);
+      return void socket.destroy();
+    }
+    if (this.gate && !this.gate.atEgress(method, check.href, { headers: req.headers, body: new Uint8Array() }).ok) {
+      this.refusedCount += 1;
+      return void socket.destroy();
+    }
+    const url = new URL(check.href);
+    const target = this.target(url.hostname, portOf(url));
+    if (target.kind === 'not-found') {
+      this.log.add({ ...seen, outcome: 'refused', rule: RESOLVER_RULE, reason: NOT_FOUND });
+      return void socket.destroy();
+    }
+    const headers: OutgoingHttpHeaders = { ...forwardHeaders(req.headers), host: url.host, connection: 'Upgrade', upgrade: req.headers.upgrade ?? 'websocket' };
+    const upstream = this.upstreamRequest(url, target, method, headers);
+    upstream.on('upgrade', (answer: IncomingMessage, portal: Socket, portalHead: Buffer) => {
+      this.log.add({ ...seen, outcome: 'sent', rule: origin.challenge ? CHALLENGE_RULE : HOSTS_RULE });
+      const lines = [`HTTP/1.1 ${answer.statusCode ?? 101} ${answer.statusMessage ?? 'Switching Protocols'}`];
+      for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]!}: ${answer.rawHeaders[i + 1]!}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (portalHead.length > 0) socket.write(portalHead);
+      if (head.length > 0) portal.write(head);
+      portal.pipe(socket);
+      socket.pipe(portal);
+      portal.on('error', () => socket.destroy());
+      socket.on('error', () => portal.destroy());
+      portal.on('close', () => socket.destroy());
+      socket.on('close', () => portal.destroy());
+    });
+    upstream.on('response', (answer) => {
+      // The portal declined the upgrade: its answer goes back as it is, and the connection ends.
+      this.log.add({ ...seen, outcome: 'sent', rule: origin.challenge ? CHALLENGE_RULE : HOSTS_RULE });
+      const lines = [`HTTP/1.1 ${answer.statusCode ?? 502} ${answer.statusMessage ?? ''}`];
+      for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]!}: ${answer.rawHeaders[i + 1]!}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      answer.pipe(socket);
+    });
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      const bad = certificateProblem(err);
+      if (bad) {
+        const reason = `the portal's certificate for ${url.hostname} does not verify (${bad}); nothing was sent`;
+        this.log.add({ ...seen, outcome: 'refused', rule: CERTIFICATE_RULE, reason });
+        this.refuse(`CERT ${url.host}`, check.href, `Stopped a connection upgrade to ${url.host} ${EGRESS_LOCK_WORDS}: ${reason}`);
+      }
+      socket.destroy();
+    });
+    upstream.end();
+  }
+
   /** An Upgrade in absolute form: Chromium tunnels WebSockets instead, so this is never forwarded. */
   private refuseUpgrade(req: IncomingMessage, socket: Duplex): void {
     const address = req.url ?? '';
     const check = isAllowedUrl(address, this.profile);
-    const seen = { ...httpSeen('UPGRADE', address), kind: 'upgrade' as const, outcome: 'refused' as const };
+    const seen = { ...requestSeen('UPGRADE', address), kind: 'upgrade' as const, outcome: 'refused' as const };
     if (!check.ok) {
       this.log.add({ ...seen, rule: HOSTS_RULE, reason: check.reason });
       this.refuse(`UPGRADE ${address}`, address, `Stopped a connection upgrade to ${hostOf(address)} ${EGRESS_LOCK_WORDS}: ${check.reason}`);
@@ -232,18 +495,22 @@ export class EgressProxy {
    * the profile allows http (a ws:// socket). The host is judged and connected to as the URL
    * parser normalises it (case, IDNA, numeric IPv4 forms, which then count as IP literals).
    */
-  private judgeTunnel(host: string, port: string): { ok: true; hostname: string; port: number; challenge: boolean } | { ok: false; reason: string } {
-    const schemes = this.profile.allowHttp ? ['https', 'http'] : ['https'];
+  private judgeTunnel(host: string, port: string): { ok: true; hostname: string; port: number; challenge: boolean; https: boolean; http: boolean } | { ok: false; reason: string } {
+    const schemes = this.profile.allowHttp ? (['https', 'http'] as const) : (['https'] as const);
     let reason = '';
+    let found: { hostname: string; port: number; challenge: boolean } | undefined;
+    const allowed = { https: false, http: false };
     for (const scheme of schemes) {
       const check = this.hostCheck(`${scheme}://${host}:${port}/`);
       if (check.ok) {
         const url = new URL(check.href);
-        return { ok: true, hostname: url.hostname, port: portOf(url), challenge: check.challenge === true };
+        found ??= { hostname: url.hostname, port: portOf(url), challenge: check.challenge === true };
+        allowed[scheme] = true;
+      } else {
+        reason ||= check.reason;
       }
-      reason ||= check.reason;
     }
-    return { ok: false, reason };
+    return found ? { ok: true, ...found, ...allowed } : { ok: false, reason };
   }
 
   /** The portal's addresses; the challenge hosts too while they are open. */
@@ -276,14 +543,71 @@ export class EgressProxy {
 const RESOLVER_RULE = 'egress-lock:resolver';
 const NOT_FOUND = "the browser's host-resolver rules resolve this name nowhere";
 
-/** A plain request as the log keeps it: method, host, port, path without query values. */
-function httpSeen(method: string, address: string): { kind: 'http'; method: string; host: string; port: number | null; path: string | null } {
+/** A request as the log keeps it: method, host, port, path without query values. */
+type SeenRequest = { kind: 'http' | 'https' | 'upgrade'; method: string; host: string; port: number | null; path: string | null };
+
+function requestSeen(method: string, address: string): SeenRequest {
   try {
     const url = new URL(address);
-    return { kind: 'http', method, host: url.hostname, port: portOf(url), path: pathWithoutQueryValues(`${url.pathname}${url.search}`) };
+    return { kind: url.protocol === 'https:' ? 'https' : 'http', method, host: url.hostname, port: portOf(url), path: pathWithoutQueryValues(`${url.pathname}${url.search}`) };
   } catch {
     return { kind: 'http', method, host: shorten(address, 80), port: null, path: null };
   }
+}
+
+/** A stream that reads `first`, then whatever `socket` reads next, and writes to `socket`. */
+function rejoined(socket: Duplex, first: Buffer): Duplex {
+  const stream = new Duplex({
+    read: () => void socket.resume(),
+    write: (chunk: Buffer, _encoding, done) => void socket.write(chunk, done),
+    final: (done) => void socket.end(done),
+    destroy: (err, done) => {
+      socket.destroy();
+      done(err);
+    },
+  });
+  stream.push(first);
+  socket.on('data', (chunk: Buffer) => {
+    if (!stream.push(chunk)) socket.pause();
+  });
+  socket.on('end', () => stream.push(null));
+  socket.on('close', () => stream.destroy());
+  return stream;
+}
+
+/** `host:port` of a tunnel's origin, as an address writes it. */
+function authorityOf(origin: TunnelOrigin): string {
+  const host = origin.hostname.includes(':') && !origin.hostname.startsWith('[') ? `[${origin.hostname}]` : origin.hostname;
+  return `${host}:${origin.port}`;
+}
+
+function isIp(hostname: string): boolean {
+  return isIP(hostname) !== 0;
+}
+
+/** A request's body, read whole (the gate judges it before any of it leaves), or why not. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large' | 'broken'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (size > limit) return 'too large';
+      chunks.push(buf);
+    }
+  } catch {
+    return 'broken';
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Node's errors for a certificate that does not verify (chain, name, dates), as one phrase; null for any other error. */
+function certificateProblem(err: NodeJS.ErrnoException): string | null {
+  const code = err.code ?? '';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `it is not for this name: ${err.message}`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ISSUER|CHAIN|SIGNATURE/.test(code)) return `${code}: ${err.message}`;
+  return null;
 }
 
 /** A tunnel as the log keeps it: the host and port it named, or what it named when that was not one. */

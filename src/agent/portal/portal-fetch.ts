@@ -12,13 +12,15 @@ import { errorText } from '../../base/error-text';
  * It goes through `page.request` (the context's cookies, out of reach of the page's scripts).
  * Where that cannot reach the portal at all — the portal lab's host names resolve only inside
  * Chromium (`--host-resolver-rules`), as would a portal behind a browser-only proxy — it is made
- * from the page itself with `fetch`, on the same origin, with the same cookies.
+ * from the page itself with `fetch`, on the same origin, with the same cookies. So too over https
+ * behind the egress lock, which ends TLS with a CA only the browser trusts: `page.request` (in
+ * this process) does not, and the page's fetch goes through the lock, which verifies the portal.
  */
 type PortalFetch =
   | { ok: true; url: string; status: number; contentType: string; bytes: Uint8Array }
   | { ok: false; reason: string; status?: number };
 
-const NETWORK_ERROR = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ERR_NAME_NOT_RESOLVED|getaddrinfo/;
+const NETWORK_ERROR = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ERR_NAME_NOT_RESOLVED|getaddrinfo|certificate|CERT_/;
 const MAX_FETCH_BYTES = 10 * 1024 * 1024;
 
 export async function fetchFromPortal(page: Page, url: string, profile: PortalProfile): Promise<PortalFetch> {
