@@ -1,4 +1,4 @@
-import './reflect-metadata';
+import 'reflect-metadata';
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import {

@@ -39,10 +39,19 @@ export interface EgressTls {
   extraTrust?: readonly string[];
 }
 
-/** What the proxy read of a request besides its method and address, for the gate. */
+/** What the proxy read of a request besides its method and address, for the gate (as `CommitGate` reads a routed request). */
 interface EgressRequest {
-  headers: IncomingHttpHeaders;
-  body: Uint8Array;
+  headers: Readonly<Record<string, string>>;
+  postData: string | null;
+  postBytes: Uint8Array;
+  contentType?: string | undefined;
+}
+
+/** A request's headers (repeated ones joined as HTTP joins them) and body, as the gate reads them. */
+function egressRequest(headers: IncomingHttpHeaders, body: Uint8Array): EgressRequest {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return { headers: flat, postData: body.byteLength > 0 ? Buffer.from(body).toString('utf8') : null, postBytes: body, contentType: flat['content-type'] };
 }
 
 /**
@@ -252,7 +261,7 @@ export class EgressProxy {
       req.socket.destroy();
       return;
     }
-    if (this.gate && !this.gate.atEgress(method, check.href, { headers: req.headers, body }).ok) {
+    if (this.gate && !this.gate.atEgress(method, check.href, egressRequest(req.headers, body)).ok) {
       // The gate records its refusal itself (as data), so it is not logged here twice.
       this.refusedCount += 1;
       req.socket.destroy();
@@ -430,7 +439,7 @@ export class EgressProxy {
       this.refuse(`UPGRADE ${address}`, address, `Stopped a connection upgrade to ${hostOf(address)} ${EGRESS_LOCK_WORDS}: ${check.reason}`);
       return void socket.destroy();
     }
-    if (this.gate && !this.gate.atEgress(method, check.href, { headers: req.headers, body: new Uint8Array() }).ok) {
+    if (this.gate && !this.gate.atEgress(method, check.href, egressRequest(req.headers, new Uint8Array())).ok) {
       this.refusedCount += 1;
       return void socket.destroy();
     }
