@@ -31,7 +31,7 @@ function carriedLines(request: Pick<HeldRequest, 'values'> & Partial<Pick<HeldRe
 }
 
 /** The clerk's typed answer: y sends once, s/l (where offered) also teach the map a save or look-up, anything else denies. */
-export function terminalDecision(answer: string, learnable: boolean, clerk: string): ApprovalDecision {
+function terminalDecision(answer: string, learnable: boolean, clerk: string): ApprovalDecision {
   const a = answer.trim().toLowerCase();
   if (/^y(es)?$/.test(a)) return { decision: 'approve', by: clerk };
   if (learnable && /^s(ave)?$/.test(a)) return { decision: 'approve', by: clerk, remember: 'save' };

@@ -9,8 +9,8 @@ import type { CarriedFile } from './control-submission';
  * waits for the clerk. Entries come from the profile (declared by the office lead) and from the
  * clerk (learned: "a section save of this portal: don't ask again").
  */
-export const RequestKind = z.enum(['save', 'lookup', 'submit', 'payment', 'forbidden']);
-export type RequestKind = z.infer<typeof RequestKind>;
+const RequestKind = z.enum(['save', 'lookup', 'submit', 'payment', 'forbidden']);
+type RequestKind = z.infer<typeof RequestKind>;
 
 /** The kinds a clerk may teach from a held request's card. */
 export const LearnableKind = z.enum(['save', 'lookup']);
@@ -20,21 +20,21 @@ export type LearnableKind = z.infer<typeof LearnableKind>;
  * Methods a map entry can name. `WEBSOCKET` names a socket's address: its messages cannot be
  * judged, so a socket opens only where the map names it harmless.
  */
-export const MapMethod = z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'WEBSOCKET']);
-export type MapMethod = z.infer<typeof MapMethod>;
+const MapMethod = z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'WEBSOCKET']);
+type MapMethod = z.infer<typeof MapMethod>;
 
 /**
  * Names of fields whose value chooses what a request does (`action=submit` to a save path). A
  * request carrying one to a harmless entry matches only with a value the entry lists.
  */
-export const CHOOSING_FIELDS: ReadonlySet<string> = new Set([
+const CHOOSING_FIELDS: ReadonlySet<string> = new Set([
   'action', 'stage', 'status', 'step', 'part', 'phase', 'state', 'mode', 'intent', 'op', 'operation', 'operationname',
   'command', 'cmd', 'do', 'task', 'event', 'type', 'submit', 'final', 'finalise', 'finalize', 'commit', 'lodge', 'confirm',
   'next', 'goto', 'go', 'button', 'method', '_method', 'verb', 'target', 'page', 'section', 'view', 'save', 'send', 'complete',
 ]);
 
 /** A choosing field's name, however the portal decorates it (`_action`, `form[step]`, `wizard-stage`). */
-export function isChoosing(name: string): boolean {
+function isChoosing(name: string): boolean {
   const lower = name.toLowerCase();
   const last = /[[.-]([a-z0-9_]+)\]?$/.exec(lower)?.[1] ?? lower;
   return CHOOSING_FIELDS.has(lower) || CHOOSING_FIELDS.has(lower.replace(/^[^a-z0-9]+/, '')) || CHOOSING_FIELDS.has(last);
@@ -106,7 +106,7 @@ export interface RequestShape {
 }
 
 /** How an entry fits a request: not at all, by method and path only (another shape), or wholly. */
-export type EntryFit = { fit: 'none' } | { fit: 'other-shape'; why: string } | { fit: 'match' };
+type EntryFit = { fit: 'none' } | { fit: 'other-shape'; why: string } | { fit: 'match' };
 
 /** Whether a map path names a server path: the same number of segments, each equal or `*`. */
 export function mapPathMatches(pattern: string, path: string): boolean {

@@ -178,3 +178,21 @@ describe('bad maps are refused when the profile loads', () => {
     expect(mapEntryProblem({ method: 'POST', path: '/apply/owner', kind: 'save' }, p)).toBeUndefined();
   });
 });
+
+describe('a profile file whose map is bad is refused before anything runs', () => {
+  it('one line naming the entry', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { loadPortalProfile } = await import('../../../src/agent/case/portal-profiles');
+    const dir = mkdtempSync(join(tmpdir(), 'pd-profile-'));
+    const write = (requestMap: unknown[]) => {
+      const path = join(dir, `water-${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(path, JSON.stringify({ id: 'water', name: 'Water Board', startUrl: 'https://connect.water.example/', allowedHosts: ['connect.water.example'], confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'x' }, requestMap }));
+      return path;
+    };
+    expect(() => loadPortalProfile(write([{ method: 'POST', path: '/users/*/delete', kind: 'save' }]))).toThrow(/requestMap\.0: POST \/users\/\*\/delete is named a save, but it overlaps a forbidden rule/);
+    expect(() => loadPortalProfile(write([{ method: 'POST', path: '/a', kind: 'save', host: 'other.example' }]))).toThrow(/other\.example is not one of allowedHosts/);
+    expect(loadPortalProfile(write([{ method: 'POST', path: '/apply/*', kind: 'save' }])).requestMap).toHaveLength(1);
+  });
+});

@@ -74,7 +74,8 @@ export class LicensingPortal {
       allowedHosts: [`${HOST}:${this.port}`],
       allowHttp: true,
       confirmation: { applicationNumberPattern: 'LIC-\\d{6}', pageContains: 'Application complete' },
-      ...(options.declareSubmitPaths === false ? {} : { submitPaths: ['/apply/submit'] }),
+      // Declared: its submission address and its one section save (default deny holds every other post).
+      ...(options.declareSubmitPaths === false ? {} : { submitPaths: ['/apply/submit'], requestMap: [{ method: 'POST', path: '/apply/details', kind: 'save', fields: ['full_name', 'trading_pitch'] }] }),
     });
   }
 

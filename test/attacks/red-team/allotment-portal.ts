@@ -74,6 +74,12 @@ export class AllotmentPortal {
       allowHttp: true,
       confirmation: { applicationNumberPattern: 'ALT-\\d{6}', pageContains: 'Application lodged' },
       submitPaths: ['/plot/lodge'],
+      // Default deny: the details page's save is the one request that goes without the clerk; the
+      // chat socket is the portal's own (a socket opens only where the map names one).
+      requestMap: [
+        { method: 'POST', path: '/plot/details', kind: 'save', fields: ['full_name', 'plot_site'] },
+        { method: 'WEBSOCKET', path: '/plot/chat', kind: 'lookup' },
+      ],
     });
   }
 
