@@ -49,7 +49,8 @@ export class TerminalApprovals implements ApprovalGate {
       this.log(`  DENIED AUTOMATICALLY (--approve none, demo/test mode)${run}: ${what} — ${req.verdict.reason}`);
       return { decision: 'deny', by: 'auto:none' };
     }
-    const answer = await promptLine(`\nApproval needed${run}: ${what}\n  why: ${req.verdict.reason}\n  Approve? [y/N] `);
+    const by = req.expiresAt ? `\n  answer by ${req.expiresAt.slice(11, 19)} UTC (then the run stops, resumable, and nothing is sent)` : '';
+    const answer = await promptLine(`\nApproval needed${run}: ${what}\n  why: ${req.verdict.reason}${by}\n  Approve? [y/N] `);
     if (answer === null) {
       this.log(`  no terminal to ask for approval${run}: denied`);
       return { decision: 'deny', by: 'terminal:none' };

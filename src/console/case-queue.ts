@@ -7,6 +7,8 @@ import { displayNameOf } from './case-folder';
 export interface QueueLookups {
   /** The run waits for the clerk: what for, in one line; null when it does not. */
   clerkWait(runId: string): string | null;
+  /** When the run's wait for the clerk runs out, where it says. */
+  waitExpiresAt(runId: string): string | undefined;
   /** The run holding the case's client and portal in this console, when another one does. */
   slotHolder(entry: { clientId: string; portal: string }): string | undefined;
   /** The run's record as the store has it now (its status and reason), if it exists yet. */
@@ -103,7 +105,10 @@ function entryView(e: Tracked, look: QueueLookups, concurrency: number): QueueEn
     };
   }
   const asks = look.clerkWait(e.runId);
-  if (asks) return { ...base, state: 'waiting_clerk', reason: asks };
+  if (asks) {
+    const expiresAt = look.waitExpiresAt(e.runId);
+    return { ...base, state: 'waiting_clerk', reason: asks, ...(expiresAt ? { waitExpiresAt: expiresAt } : {}) };
+  }
   const record = look.record(e.runId);
   const phase = look.phase(e.runId);
   return { ...base, state: 'running', ...(phase ? { phase } : {}), reason: record && record.stepCount > 0 ? `step ${record.stepCount}` : 'starting' };

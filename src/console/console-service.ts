@@ -654,6 +654,7 @@ export class ConsoleService {
   private lookups(): QueueLookups {
     return {
       clerkWait: (runId) => this.clerkWait(runId),
+      waitExpiresAt: (runId) => this.desk.pendingApproval(runId)?.expiresAt,
       slotHolder: (e) => this.slots.holder(ClientSlots.keyOf(e)),
       record: (runId) => this.records.get(runId),
       phase: (runId) => this.live.get(runId)?.phase,

@@ -65,6 +65,8 @@ export interface RunRequest {
   onPage?: (page: Page) => void | Promise<void>;
   /** Record a Playwright trace of the run once code has signed in (`run --trace`); needs `services.traces`. */
   trace?: boolean;
+  /** The run's clock (its time limit, the clerk's waits and their expiry); tests inject one. */
+  now?: () => Date;
 }
 
 export interface FinishedRun extends RunResult {
@@ -141,6 +143,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     ...(services.takeOvers ? { takeOvers: services.takeOvers } : {}),
     credentials: services.credentials,
     limits: request.limits,
+    ...(request.now ? { now: request.now } : {}),
     listener: trace ? trace.listener(request.listener) : request.listener,
     firstStep,
     clerkValues,

@@ -54,6 +54,8 @@ export const ApprovalRequest = z.object({
   reasoning: z.string().optional(),
   /** PNG of the page when the approval was asked for, base64 (for the approval card). */
   screenshotBase64: z.string().optional(),
+  /** When the wait for the clerk runs out (ISO time): the card and the queue count down to it; run out, nothing is sent and the run stops resumable. */
+  expiresAt: z.string().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 

@@ -41,6 +41,10 @@ export interface RunState {
   denial: string | undefined;
   /** The whole page as the clerk was first asked about it in this step (kept with the step). */
   gatedFullPage: Uint8Array | null;
+  /** Time spent waiting for the clerk in this life of the run: not working time (the time limit leaves it out). */
+  clerkWaitMs: number;
+  /** A wait for the clerk ran out unanswered: the run ends `interrupted` with this reason (unless it is done). */
+  waitExpired: string | undefined;
 }
 
 export function newRunState(firstStep: number, clerkValues: Record<string, string>): RunState {
@@ -64,5 +68,7 @@ export function newRunState(firstStep: number, clerkValues: Record<string, strin
     lastScreenshot: null,
     denial: undefined,
     gatedFullPage: null,
+    clerkWaitMs: 0,
+    waitExpired: undefined,
   };
 }

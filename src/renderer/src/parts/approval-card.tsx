@@ -3,6 +3,7 @@ import { heldRequestLine, type ApprovalRequest, type HeldRequest } from '../../.
 import type { ApprovalDetail, ReviewRow } from '../../../shared/console-api';
 import { approvalSubject } from '../approval-text';
 import { Lightbox } from './lightbox';
+import { WaitCountdown } from './wait-countdown';
 
 /**
  * A gated action waiting for the clerk: what will happen (the whole page, scrollable, and on a
@@ -69,6 +70,11 @@ export function ApprovalCard({
   return (
     <section className="card card-waiting approval-card" aria-label="Approval needed">
       <h2>{request.request ? 'Approve sending this request?' : 'Approve this action?'}</h2>
+      {request.expiresAt && (
+        <p className="approval-countdown">
+          <WaitCountdown expiresAt={request.expiresAt} />
+        </p>
+      )}
       <div className="approval-grid">
         <div>
           {request.request ? (

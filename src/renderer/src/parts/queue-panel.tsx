@@ -1,6 +1,7 @@
 import type { QueueEntry, QueueView } from '../../../shared/console-api';
 import { href } from '../route';
 import { phaseLabel, type Tone } from '../status';
+import { WaitCountdown } from './wait-countdown';
 
 const STATES: Record<QueueEntry['state'], { label: string; tone: Tone }> = {
   waiting: { label: 'waiting', tone: 'idle' },
@@ -48,6 +49,11 @@ export function QueuePanel({ queue }: { queue: QueueView }) {
               </td>
               <td className="reason" title={e.reason}>
                 {e.state === 'running' ? `${phaseLabel(e.phase ?? null) || 'Working'} · ${e.reason}` : e.reason}
+                {e.state === 'waiting_clerk' && e.waitExpiresAt && (
+                  <div>
+                    <WaitCountdown expiresAt={e.waitExpiresAt} compact />
+                  </div>
+                )}
               </td>
               <td className="row-links">{e.runId && <a href={href({ name: 'run', runId: e.runId })}>{e.state === 'waiting_clerk' ? 'Answer →' : 'Open'}</a>}</td>
             </tr>
