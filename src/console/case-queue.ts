@@ -101,7 +101,7 @@ function entryView(e: Tracked, look: QueueLookups, concurrency: number): QueueEn
     return {
       ...base,
       state: 'waiting',
-      reason: holder !== undefined ? `Waiting: another run of ${e.clientId} on ${e.portal} is in progress (one at a time)` : `Waiting for its turn (at most ${concurrency} at once)`,
+      reason: holder !== undefined ? `Waiting: another run of ${e.clientId} on ${e.portal} is in progress (one at a time)` : `Waiting for its turn (at most ${concurrency} working at once)`,
     };
   }
   const asks = look.clerkWait(e.runId);

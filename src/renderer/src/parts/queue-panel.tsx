@@ -23,7 +23,7 @@ export function QueuePanel({ queue }: { queue: QueueView }) {
       <h2>
         Queue — {queue.label}
         <span className="queue-progress">
-          {finished} of {queue.entries.length} finished · at most {queue.concurrency} at once · one run per client and portal
+          {finished} of {queue.entries.length} finished · at most {queue.concurrency} working at once (runs waiting for you hold no place) · one run per client and portal
         </span>
       </h2>
       <div className="queue-counts" aria-label="Cases by state">
