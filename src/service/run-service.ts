@@ -162,7 +162,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   try {
     const result = await loop.run();
     const route = await routes?.finish({ runId, status: result.status, reason: result.reason });
-    if (services.loginStates) {
+    // A browser that died under the run has no login state left to keep (the run is `interrupted`).
+    if (services.loginStates && context.browser()?.isConnected() !== false) {
       await services.loginStates.save(caseFile.clientId, profile.id, JSON.stringify(await context.storageState()));
     }
     return { ...result, runId, wallMs: Date.now() - started, ...(route ? { route } : {}) };

@@ -72,6 +72,8 @@ export class RunLoop {
     }
     ending = await this.afterSubmission(ending);
     if (ending.status !== 'done' && state.waitExpired) ending = { status: 'interrupted', reason: state.waitExpired };
+    // The browser died under the run (a crash, a kill): not the case's failure; `resume` continues it in a new one.
+    if (ending.status !== 'done' && browserGone(o.page)) ending = { status: 'interrupted', reason: `The browser stopped during the run (${ending.reason}); resume continues it from the store in a new browser` };
     const reason = secrets.redact(ending.reason);
     await o.recorder.updateRun(o.runId, { status: ending.status, reason, applicationNumber: ending.applicationNumber, endedAt: this.ctx.now().toISOString() });
     o.listener?.status?.(ending.status, reason);
@@ -212,4 +214,10 @@ export class RunLoop {
     o.listener?.step?.(step);
     state.step += 1;
   }
+}
+
+/** The run's browser is no longer there (it crashed or was killed). */
+function browserGone(page: RunLoopOptions['page']): boolean {
+  const browser = page.context().browser();
+  return browser !== null && !browser.isConnected();
 }
