@@ -16,6 +16,8 @@ export interface RunState {
   notes: string[];
   /** The model's reasoning for the turn being carried out, for the approval card. */
   turnReasoning: string | undefined;
+  /** Where that turn came from: the planner, or the learned route (the card says which). */
+  turnSource: 'route' | 'planner' | undefined;
   /** The actions of the last planned turn, with their outcomes, for the planner. */
   previous: StepAction[];
   signIns: number;
@@ -54,6 +56,7 @@ export function newRunState(firstStep: number, clerkValues: Record<string, strin
     pendingEvents: [],
     notes: [],
     turnReasoning: undefined,
+    turnSource: undefined,
     previous: [],
     signIns: 0,
     approvalsGiven: 0,

@@ -39,7 +39,7 @@ export const approvalStage: ActionStage = {
           }
         : {}),
       verdict,
-      ...(state.turnReasoning ? { reasoning: run.secrets.redact(state.turnReasoning) } : {}),
+      ...(state.turnReasoning ? { reasoning: run.secrets.redact(state.turnReasoning), ...(state.turnSource === 'route' ? { reasoningFrom: 'route' as const } : {}) } : {}),
       screenshotBase64: Buffer.from((await run.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
     }), expiresAt);
     if (waited.kind === 'expired') {
