@@ -22,7 +22,7 @@ export function autoApprovalWarning(mode: ApproveMode): string | null {
 }
 
 /** The values a held request carries, one a line, those not from the case marked. */
-function carriedLines(request: Pick<HeldRequest, 'values'>): string {
+export function carriedLines(request: Pick<HeldRequest, 'values'>): string {
   if (request.values.length === 0) return '';
   const lines = request.values.slice(0, 30).map((v) => `\n    ${v.origin === 'not_from_case' ? '!! NOT FROM THE CASE' : v.origin === 'clerk' ? 'clerk answer' : `case ${v.field ?? ''}`.trim()}: ${v.name} = ${v.value.slice(0, 120)}`);
   return `${lines.join('')}${request.values.length > 30 ? `\n    … and ${request.values.length - 30} more` : ''}`;
