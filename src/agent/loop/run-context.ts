@@ -16,7 +16,7 @@ const BROWSER_REFUSALS = new Set(['download_blocked', 'navigation_blocked', 'pop
 const WAIT_TICK_MS = 500;
 
 /** How a wait for the clerk ended: answered, or run out (nothing was answered on the clerk's behalf). */
-export type ClerkWait<T> = { kind: 'answered'; answer: T } | { kind: 'expired'; reason: string };
+type ClerkWait<T> = { kind: 'answered'; answer: T } | { kind: 'expired'; reason: string };
 
 /** Inputs a screenshot never shows: passwords and one-time codes. */
 const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';

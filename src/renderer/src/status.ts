@@ -97,6 +97,6 @@ export function reasonLine(view: RunView): string {
  * `click button "Submit"`; a held request's "send POST … was not sent" → "send POST …". The
  * clerk's name may hold a colon (`clerk:asha`): the name ends at the first colon and space.
  */
-export function deniedWhat(reason: string): string {
+function deniedWhat(reason: string): string {
   return reason.replace(/^Denied by .+?: /, '').replace(/ was not sent$/, '');
 }
