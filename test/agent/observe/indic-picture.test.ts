@@ -53,7 +53,7 @@ async function compare(page: Page, a: Buffer, b: Buffer): Promise<{ inkedA: numb
  * the pictures are compared by their pixels against a rendering of missing-glyph boxes, not by text.
  * Needs Debian's fonts-noto-core (.ci/run installs it).
  */
-describe('Indic names in the approval picture', () => {
+describe('Indic names in the approval picture', { timeout: 180_000 }, () => {
   let browser: Browser;
   let page: Page;
   beforeAll(async () => {
