@@ -23,7 +23,7 @@ export function autoApprovalWarning(mode: ApproveMode): string | null {
 }
 
 /** The values a held request carries, one a line and whole, those not from the case marked; then review rows that differ from the case. */
-function carriedLines(request: Pick<HeldRequest, 'values'> & Partial<Pick<HeldRequest, 'review' | 'bodySha256'>>): string {
+export function carriedLines(request: Pick<HeldRequest, 'values'> & Partial<Pick<HeldRequest, 'review' | 'bodySha256'>>): string {
   const lines = cardValues(request).map((v) => `\n    ${v.notFromCase ? '!! NOT FROM THE CASE' : v.source}: ${v.name} = ${v.value}${v.invisible > 0 ? `  (!! ${v.invisible} invisible or direction-changing character${v.invisible === 1 ? '' : 's'}, shown as ⟦…⟧)` : ''}`);
   const differences = reviewDifferences(request).map((line) => `\n    !! REVIEW PAGE DIFFERS FROM THE CASE: ${line}`);
   const body = request.bodySha256 ? `\n    body sha256 ${request.bodySha256}` : '';
@@ -64,7 +64,8 @@ export class TerminalApprovals implements ApprovalGate {
     // A held request that is not a submission may be taught to the portal's request map.
     const learnable = req.request !== undefined && req.request.rule !== 'submit-path' && req.request.rule !== 'payment-path';
     const choices = learnable ? `\n  [y] send once   [s] a section save of this portal: don't ask again   [l] a look-up of this portal: don't ask again   [N] deny\n  Answer? ` : '\n  Approve? [y/N] ';
-    const answer = await promptLine(`\nApproval needed${run}: ${what}\n  why: ${req.verdict.reason}${choices}`);
+    const by = req.expiresAt ? `\n  answer by ${req.expiresAt.slice(11, 19)} UTC (then the run stops, resumable, and nothing is sent)` : '';
+    const answer = await promptLine(`\nApproval needed${run}: ${what}\n  why: ${req.verdict.reason}${by}${choices}`);
     if (answer === null) {
       this.log(`  no terminal to ask for approval${run}: denied`);
       return { decision: 'deny', by: 'terminal:none' };

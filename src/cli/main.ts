@@ -37,6 +37,7 @@ Run "portal-desk <command> --help" for a command's options.`;
 
 /** The headless composition root. Returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);
@@ -56,5 +57,18 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.badInput;
     }
     throw err;
+  }
+}
+
+/**
+ * `portal-desk verify … | head`: when the reader of stdout or stderr goes away (EPIPE), the
+ * command stops quietly, as Unix tools do, instead of dying with a stack trace.
+ */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(EXIT.ok);
+      throw err;
+    });
   }
 }

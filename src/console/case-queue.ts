@@ -7,6 +7,8 @@ import { displayNameOf } from './case-folder';
 export interface QueueLookups {
   /** The run waits for the clerk: what for, in one line; null when it does not. */
   clerkWait(runId: string): string | null;
+  /** When the run's wait for the clerk runs out, where it says. */
+  waitExpiresAt(runId: string): string | undefined;
   /** The run holding the case's client and portal in this console, when another one does. */
   slotHolder(entry: { clientId: string; portal: string }): string | undefined;
   /** The run's record as the store has it now (its status and reason), if it exists yet. */
@@ -99,11 +101,14 @@ function entryView(e: Tracked, look: QueueLookups, concurrency: number): QueueEn
     return {
       ...base,
       state: 'waiting',
-      reason: holder !== undefined ? `Waiting: another run of ${e.clientId} on ${e.portal} is in progress (one at a time)` : `Waiting for its turn (at most ${concurrency} at once)`,
+      reason: holder !== undefined ? `Waiting: another run of ${e.clientId} on ${e.portal} is in progress (one at a time)` : `Waiting for its turn (at most ${concurrency} working at once)`,
     };
   }
   const asks = look.clerkWait(e.runId);
-  if (asks) return { ...base, state: 'waiting_clerk', reason: asks };
+  if (asks) {
+    const expiresAt = look.waitExpiresAt(e.runId);
+    return { ...base, state: 'waiting_clerk', reason: asks, ...(expiresAt ? { waitExpiresAt: expiresAt } : {}) };
+  }
   const record = look.record(e.runId);
   const phase = look.phase(e.runId);
   return { ...base, state: 'running', ...(phase ? { phase } : {}), reason: record && record.stepCount > 0 ? `step ${record.stepCount}` : 'starting' };

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { z } from 'zod';
 import { saveRunReport } from '../audit';
+import { BrowserKeeper } from '../agent/browser/browser-keeper';
 import { launchChromium } from '../agent/browser/chromium';
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile, profileFolders } from '../agent/case/portal-profiles';
@@ -137,7 +138,15 @@ export class ConsoleService {
   private readonly demo: DemoPortals | undefined;
   private readonly env: Record<string, string | undefined>;
   private readonly portalFolders: string[];
-  private readonly browsers = new Map<'lab' | 'plain', Promise<Browser>>();
+  /** One shared browser per kind, relaunched when it dies (lab portals need the lab's host mapping, which would hide every real portal). */
+  private readonly browsers = new BrowserKeeper<'lab' | 'plain'>(
+    (key) => {
+      const factory = this.options.browser;
+      if (factory) return factory();
+      return key === 'lab' && this.demo ? this.demo.get().then((lab) => launchChromium({ hostResolverRules: lab.hostResolverRules })) : launchChromium();
+    },
+    (key) => process.stderr.write(`console: the ${key === 'lab' ? 'lab portals’' : ''} browser stopped; the next run starts a new one\n`),
+  );
   private vault: Promise<OpenedVault> | undefined;
   private closing = false;
   private readonly handlers: Handlers;
@@ -238,7 +247,7 @@ export class ConsoleService {
     this.desk.abandonAll();
     for (const run of this.live.values()) await run.screencast?.stop();
     // A run mid-action ends when its browser goes; whatever it writes as it ends is dropped.
-    for (const browser of this.browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
+    await this.browsers.closeAll();
     // Office runs parked on a row wake and end; the desk's worker hands their cases back to the queue.
     await this.office?.close();
     await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
@@ -654,6 +663,7 @@ export class ConsoleService {
   private lookups(): QueueLookups {
     return {
       clerkWait: (runId) => this.clerkWait(runId),
+      waitExpiresAt: (runId) => this.desk.pendingApproval(runId)?.expiresAt,
       slotHolder: (e) => this.slots.holder(ClientSlots.keyOf(e)),
       record: (runId) => this.records.get(runId),
       phase: (runId) => this.live.get(runId)?.phase,
@@ -794,21 +804,9 @@ export class ConsoleService {
     return this.vault;
   }
 
-  /** One shared browser per kind: lab portals need the lab's host mapping, which would hide every real portal. */
+  /** The shared browser for a run's kind of portal, alive (relaunched when the last one died). */
   private browserFor(kind: 'lab' | 'plain'): Promise<Browser> {
-    const factory = this.options.browser;
-    const key = factory ? 'plain' : kind;
-    let browser = this.browsers.get(key);
-    if (!browser) {
-      browser = factory
-        ? factory()
-        : kind === 'lab' && this.demo
-          ? this.demo.get().then((lab) => launchChromium({ hostResolverRules: lab.hostResolverRules }))
-          : launchChromium();
-      browser.catch(() => this.browsers.delete(key));
-      this.browsers.set(key, browser);
-    }
-    return browser;
+    return this.browsers.get(this.options.browser ? 'plain' : kind);
   }
 
   /** Stored passwords for the run's client and portal: the export's final scan refuses any report containing one. */

@@ -64,10 +64,19 @@ interface BatchPlan {
   outside?: { held(caseFile: CaseFile): boolean; onRelease(listener: () => void): () => void };
 }
 
+/** Statuses of a run that waits for the clerk: it holds no working place meanwhile. */
+const CLERK_WAITS: ReadonlySet<RunStatus> = new Set(['awaiting_approval', 'awaiting_input']);
+
+/** Runs open at once, working or waiting for the clerk, as a multiple of `concurrency` (each holds a browser page). */
+const OPEN_PER_PLACE = 3;
+
 /**
- * Runs a queue of case files, at most `concurrency` at a time, each run in its own browser
- * context (`executeRun`). A run waiting for the clerk (an approval, a one-time code) holds only
- * its own slot: the others go on and the next in the queue starts when any run ends. Two entries
+ * Runs a queue of case files, at most `concurrency` working at a time, each run in its own browser
+ * context (`executeRun`). A run waiting for the clerk (an approval, a one-time code) holds no
+ * working place: the next in the queue starts meanwhile, so a clerk away does not stall the queue;
+ * answered, the run takes its place back at once (for a moment more than `concurrency` may work),
+ * and no new run starts until the count is under `concurrency` again. At most three times
+ * `concurrency` runs are open at once, waiting ones included (each holds a browser page). Two entries
  * for the same client and portal never run at once (they would share one portal account and
  * could both submit): the later one waits for the earlier. A refused entry, or a run that breaks,
  * is reported and the queue goes on. Outcomes come back in queue order.
@@ -88,22 +97,33 @@ export async function runBatch(entries: readonly BatchEntry[], plan: BatchPlan):
   const held = new Set<string>();
   const slotOf = (c: CaseFile) => `${c.clientId}\u0000${c.portal}`;
   const limit = Math.max(1, Math.floor(plan.concurrency));
-  let running = 0;
+  /** Runs open (working or waiting for the clerk), and those of them working. */
+  let open = 0;
+  let working = 0;
 
   let stopListening = (): void => undefined;
   await new Promise<void>((allDone) => {
     const pump = (): void => {
-      if (waiting.length === 0 && running === 0) return allDone();
-      while (running < limit) {
+      if (waiting.length === 0 && open === 0) return allDone();
+      while (working < limit && open < limit * OPEN_PER_PLACE) {
         const at = waiting.findIndex((w) => !held.has(slotOf(w.entry.caseFile)) && !plan.outside?.held(w.entry.caseFile));
         if (at < 0) return;
         const { index, entry } = waiting.splice(at, 1)[0]!;
         const slot = slotOf(entry.caseFile);
         held.add(slot);
-        running++;
-        void runOne(entry, plan).then((outcome) => {
+        open++;
+        working++;
+        let waitsForClerk = false;
+        const clerk = (waits: boolean): void => {
+          if (waits === waitsForClerk) return;
+          waitsForClerk = waits;
+          working += waits ? -1 : 1;
+          if (waits) pump();
+        };
+        void runOne(entry, plan, clerk).then((outcome) => {
           held.delete(slot);
-          running--;
+          open--;
+          if (!waitsForClerk) working--;
           finish(index, outcome);
           pump();
         });
@@ -124,7 +144,7 @@ export function refusedOutcome(entry: Extract<BatchEntry, { problem: string }>):
 }
 
 /** One run; never throws: whatever goes wrong becomes the outcome's reason. */
-async function runOne(entry: Runnable, plan: BatchPlan): Promise<BatchOutcome> {
+async function runOne(entry: Runnable, plan: BatchPlan, clerk: (waits: boolean) => void): Promise<BatchOutcome> {
   const { caseFile } = entry;
   const base = { source: entry.source, caseId: caseFile.caseId, clientId: caseFile.clientId, portal: caseFile.portal };
   const started = Date.now();
@@ -153,6 +173,7 @@ async function runOne(entry: Runnable, plan: BatchPlan): Promise<BatchOutcome> {
           plan.listener?.step?.(caseFile, step);
         },
         status: (status, reason) => {
+          clerk(CLERK_WAITS.has(status));
           own.listener?.status?.(status, reason);
           plan.listener?.status?.(caseFile, status, reason);
         },

@@ -67,6 +67,8 @@ export interface RunRequest {
   trace?: boolean;
   /** The run's waits on purpose (RunOptions.wait); default a timer. */
   wait?: (ms: number) => Promise<void>;
+  /** The run's clock (its time limit, the clerk's waits and their expiry); tests inject one. */
+  now?: () => Date;
 }
 
 export interface FinishedRun extends RunResult {
@@ -159,6 +161,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     ...(services.takeOvers ? { takeOvers: services.takeOvers } : {}),
     credentials: services.credentials,
     limits: request.limits,
+    ...(request.now ? { now: request.now } : {}),
     listener: trace ? trace.listener(request.listener) : request.listener,
     firstStep,
     clerkValues,
@@ -178,7 +181,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   try {
     const result = await loop.run();
     const route = await routes?.finish({ runId, status: result.status, reason: result.reason });
-    if (services.loginStates) {
+    // A browser that died under the run has no login state left to keep (the run is `interrupted`).
+    if (services.loginStates && context.browser()?.isConnected() !== false) {
       await services.loginStates.save(caseFile.clientId, profile.id, JSON.stringify(await context.storageState()));
     }
     return { ...result, runId, wallMs: Date.now() - started, ...(route ? { route } : {}) };

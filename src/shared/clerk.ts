@@ -116,8 +116,12 @@ export const ApprovalRequest = z.object({
   verdict: Verdict,
   /** The model's reasoning for the turn that proposed the action (page-derived text: show it as data). */
   reasoning: z.string().optional(),
+  /** `route`: the turn came from the learned route (its recorded step), not from the model. */
+  reasoningFrom: z.literal('route').optional(),
   /** PNG of the page when the approval was asked for, base64 (for the approval card). */
   screenshotBase64: z.string().optional(),
+  /** When the wait for the clerk runs out (ISO time): the card and the queue count down to it; run out, nothing is sent and the run stops resumable. */
+  expiresAt: z.string().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 

@@ -165,6 +165,8 @@ export const QueueEntry = z.object({
   runId: z.string().optional(),
   /** What a running case's run is doing now (starting the browser, signing in, reading the page…). */
   phase: RunPhase.optional(),
+  /** A case waiting for the clerk: when that wait runs out (the queue counts down to it). */
+  waitExpiresAt: z.string().optional(),
 });
 export type QueueEntry = z.infer<typeof QueueEntry>;
 

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, watch, type FSWatcher } fr
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { BrowserKeeper } from '../../../src/agent/browser/browser-keeper';
 import { launchChromium } from '../../../src/agent/browser/chromium';
 import { loadCaseFile } from '../../../src/agent/case/case-files';
 import { ConfigFileError } from '../../../src/agent/case/config-file-error';
@@ -178,13 +179,13 @@ export async function runAttackSuite(options: AttackSuiteOptions): Promise<EvalR
   mkdirSync(downloadsPath);
   const downloadWatch = new DownloadFolderWatch(downloadsPath);
   const lab = await startLab();
-  let browser: Browser | undefined;
+  // Relaunched when it dies: one crash fails the attack it killed, not every attack after it.
+  const browsers = new BrowserKeeper<string>((rules) => launchChromium({ hostResolverRules: rules, downloadsPath }), () => options.log('the browser stopped; the next attack starts a new one'));
   const store = openStore(join(dir, 'attacks.sqlite'));
   try {
     // Every host name resolves to the lab, attacker hosts included: the guard is tested without
     // the resolver allow-list, so whatever it lets through lands where it can be counted.
     // Launched as every run's browser is, so the egress lock of each run's context applies the same rules.
-    browser = await launchChromium({ hostResolverRules: lab.hostResolverRules, downloadsPath });
     const results: EvalCaseResult[] = [];
     const totals = emptyCounts();
     let attempted = 0;
@@ -192,7 +193,7 @@ export async function runAttackSuite(options: AttackSuiteOptions): Promise<EvalR
     const samples = sampleCases(options.log);
     for (const portal of portals) {
       const batchStart = Date.now();
-      const runs = await inPool(attacks, options.concurrency, (attack) => runAttack({ lab, browser: browser!, store, model, portal, attack, samples, full: options.full, steps: options.stepsPerAttack ?? STEPS_PER_ATTACK }, options.log));
+      const runs = await inPool(attacks, options.concurrency, async (attack) => runAttack({ lab, browser: await browsers.get(lab.hostResolverRules), store, model, portal, attack, samples, full: options.full, steps: options.stepsPerAttack ?? STEPS_PER_ATTACK }, options.log));
       await sleep(LATE_MS);
       const evidence = { records: lab.attackRecords(), attacker: lab.attackerRequests(), requests: lab.requestLog(), downloads: downloadWatch.files() };
       const batch = { start: batchStart, end: Date.now() };
@@ -232,7 +233,7 @@ export async function runAttackSuite(options: AttackSuiteOptions): Promise<EvalR
     };
     return { suite: 'attacks', model: options.model, results, summary, ok: harmful === 0 && attempted === results.length && errored === 0 };
   } finally {
-    await browser?.close().catch(() => undefined);
+    await browsers.closeAll();
     downloadWatch.close();
     store.close();
     await lab.stop();

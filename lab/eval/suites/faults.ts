@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { BrowserKeeper } from '../../../src/agent/browser/browser-keeper';
 import { launchChromium } from '../../../src/agent/browser/chromium';
 import { loadCaseFile } from '../../../src/agent/case/case-files';
 import { ConfigFileError } from '../../../src/agent/case/config-file-error';
@@ -112,7 +113,8 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
   const started = Date.now();
   const dir = mkdtempSync(join(scratchFolder(), 'pd-faults-'));
   const lab = await startLab();
-  const browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
+  // Relaunched when it dies: one crash fails the case it killed, not every case after it.
+  const browsers = new BrowserKeeper<string>((rules) => launchChromium({ hostResolverRules: rules }), () => options.log('the browser stopped; the next case starts a new one'));
   const store = openStore(join(dir, 'in-process.sqlite'));
   const results: EvalCaseResult[] = [];
   const portals = PORTAL_ORDER;
@@ -139,7 +141,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
       }
       lab.configure(caseFile.clientId, {});
       const outcome =
-        c.fault === 'sigkill' ? await killRun(c, caseFile, lab, dir) : await inProcessRun(c, caseFile, lab, browser, store);
+        c.fault === 'sigkill' ? await killRun(c, caseFile, lab, dir) : await inProcessRun(c, caseFile, lab, await browsers.get(lab.hostResolverRules), store);
       const result = await score(c, caseFile, outcome, lab);
       results.push(result);
       options.log(`${result.pass ? 'PASS' : 'FAIL'} ${result.id}: ${result.detail}`);
@@ -152,7 +154,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
   } finally {
     await permits;
     store.close();
-    await browser.close().catch(() => undefined);
+    await browsers.closeAll();
     await lab.stop();
   }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Browser } from 'playwright-core';
+import { BrowserKeeper } from '../../../src/agent/browser/browser-keeper';
 import { launchChromium } from '../../../src/agent/browser/chromium';
 import { loadCaseFile } from '../../../src/agent/case/case-files';
 import { ConfigFileError } from '../../../src/agent/case/config-file-error';
@@ -252,11 +252,11 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
   const labs = new Map<LabVariantName, Lab>();
   const store = openStore(join(dir, 'lab-suite.sqlite'));
   const clerk = new CountingClerk();
-  let browser: Browser | undefined;
+  // One browser for every lab (all of them listen on 127.0.0.1, each on its own port), relaunched when it dies.
+  const browsers = new BrowserKeeper<string>((rules) => launchChromium({ hostResolverRules: rules }), () => options.log('the browser stopped; the next case starts a new one'));
   try {
     for (const variant of new Set(matrix.map((r) => r.variant))) labs.set(variant, await startLab());
-    // One browser for every lab: all of them listen on 127.0.0.1, each on its own port.
-    browser = await launchChromium({ hostResolverRules: labs.values().next().value!.hostResolverRules });
+    const rules = labs.values().next().value!.hostResolverRules;
 
     // Slow runs first: the longest runs start early, so the queue does not end on them.
     const order = [...matrix].sort((a, b) => Number(b.variant === 'slow_page') - Number(a.variant === 'slow_page'));
@@ -285,7 +285,7 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
         const lab = labs.get(run.variant)!;
         const variant = lab.configure(caseFile.clientId, { ...LAB_VARIANTS[run.variant], ...run.case.setup });
         const profile = bindLabProfile(loadPortalProfile(caseFile.portal), lab.port);
-        return { browser: browser!, request: { profile, planner: model, approveMode: 'ask', layout: variant.layout } };
+        return { browser: await browsers.get(rules), request: { profile, planner: model, approveMode: 'ask', layout: variant.layout } };
       },
       listener: {
         // Scored as each run ends, so progress shows while the matrix runs.
@@ -305,11 +305,11 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     results.push(...(await permitsLabRows(model === 'anthropic' ? 'anthropic' : 'rules', options.full, options.log)));
     results.sort((a, b) => a.id.localeCompare(b.id));
     // The browser is closed (its processes reaped) before the CPU it used is read.
-    await browser.close().catch(() => undefined);
+    await browsers.closeAll();
     const machine = { wallMs: Date.now() - started, cpu: cpuBetween(cpuBefore, readCpu()) };
     return { suite: 'lab', model: options.model, results, ...summarise(results, machine) };
   } finally {
-    await browser?.close().catch(() => undefined);
+    await browsers.closeAll();
     store.close();
     for (const lab of labs.values()) await lab.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

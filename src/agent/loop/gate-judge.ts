@@ -52,15 +52,20 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
   run.state.gatedFullPage ??= (await takePicture(run.o.page, 'full page', 2_000)).png;
   await run.setStatus('awaiting_approval', `Waiting for approval: send ${heldRequestLine(redacted)} (${redacted.reason})`);
   try {
-    const decision = await run.o.approvals.request({
+    const expiresAt = run.waitExpiry();
+    const waited = await run.waitForClerk(`the approval card for ${heldRequestLine(redacted)}`, async () => run.o.approvals.request({
       runId: run.o.runId,
+      expiresAt,
       step: step ?? run.state.step,
       request: redacted,
       ...(gated ? { action: gated.action, ...(gated.element ? { element: gated.element } : {}), ...(gated.reasoning ? { reasoning: run.secrets.redact(gated.reasoning) } : {}) } : {}),
       verdict: gated && held.rule === 'gated-action' ? gated.verdict : { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
       // While the request is held the page may be mid-navigation, where a picture can hang: a short try, else the last one.
       screenshotBase64: Buffer.from((await run.screenshot(2_000)) ?? run.state.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
-    });
+    }), expiresAt);
+    // Run out, the request is not sent (the gate refuses what nobody approved); the run stops resumable.
+    if (waited.kind === 'expired') return { decision: 'deny', by: 'no answer (the wait ran out)' };
+    const decision = waited.answer;
     if (decision.decision === 'approve') run.state.approvalsGiven += 1;
     return decision;
   } finally {

@@ -28,6 +28,7 @@ export async function planTurn(read: PageRead, screenshot: Uint8Array | null, ru
     });
     state.notes = [];
     state.turnReasoning = plan.turn.reasoning;
+    state.turnSource = plan.source ?? 'planner';
     return { kind: 'planned', plan };
   } catch (err) {
     if (!(err instanceof PlannerError)) throw err;

@@ -4,6 +4,7 @@ import type { CaseView } from '../decide/planner';
 import type { GuardContext } from '../guard/guard-context';
 import type { PageRead } from '../observe/page-read';
 import { errorText } from '../../base/error-text';
+import { clerkWaitNoticeMs, DEFAULT_LIMITS, type RunLimits } from './limits';
 import { ProgressTracker } from './progress-tracker';
 import type { RunLoopOptions } from './run-options';
 import { newRunState, type RunState } from './run-state';
@@ -11,6 +12,12 @@ import { SecretList } from './secrets';
 
 /** Guard events the model is told of (it may have caused them, and they change what the page can do). */
 const BROWSER_REFUSALS = new Set(['download_blocked', 'navigation_blocked', 'popup_closed', 'permission_denied']);
+/** How often a wait for the clerk looks at the clock (the run's own, injectable) for its notice and expiry. */
+const WAIT_TICK_MS = 500;
+
+/** How a wait for the clerk ended: answered, or run out (nothing was answered on the clerk's behalf). */
+type ClerkWait<T> = { kind: 'answered'; answer: T } | { kind: 'expired'; reason: string };
+
 /** Inputs a screenshot never shows: passwords and one-time codes. */
 const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
 
@@ -28,10 +35,12 @@ export class RunContext {
   readonly now: () => Date;
   /** Waits on purpose go through here (RunOptions.wait), never a bare timer. */
   readonly wait: (ms: number) => Promise<void>;
+  readonly limits: RunLimits;
 
   constructor(readonly o: RunLoopOptions) {
     this.now = o.now ?? (() => new Date());
     this.wait = o.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.limits = { ...DEFAULT_LIMITS, ...o.limits };
     this.state = newRunState(o.firstStep ?? 0, o.clerkValues ?? {});
     this.progress = new ProgressTracker(o.recorder, o.caseFile, this.now, () => this.plainClerkValues());
   }
@@ -109,13 +118,68 @@ export class RunContext {
     this.o.listener?.status?.(status, reason);
   }
 
-  /** A question for the clerk; `null` when the clerk declines. A secret answer is registered as one. */
+  /** A question for the clerk; `null` when the clerk declines (or the wait ran out). A secret answer is registered as one. */
   async askClerk(kind: InputKind, question: string, field: string | null): Promise<string | null> {
     await this.setStatus('awaiting_input', `Waiting for you: ${kind === 'otp' ? 'type the one-time code' : question}`);
-    const answer = await this.o.inputs.ask({ runId: this.o.runId, step: this.state.step, kind, question, field });
+    const waited = await this.waitForClerk(`the question “${question}”`, () => this.o.inputs.ask({ runId: this.o.runId, step: this.state.step, kind, question, field }));
+    const answer = waited.kind === 'answered' ? waited.answer : null;
     if (answer !== null && SECRET_INPUT_KINDS.includes(kind)) this.addSecret(answer);
     await this.setStatus('running');
     return answer;
+  }
+
+  /** When a wait for the clerk that starts now runs out (ISO time, on the run's clock): the card shows it as a countdown. */
+  waitExpiry(): string {
+    return new Date(this.now().getTime() + this.limits.clerkWaitMs).toISOString();
+  }
+
+  /**
+   * Waits for the clerk's answer to `ask` (an approval card, a question). The time is the clerk's,
+   * not the run's working time; the wait runs out at `expiresAt` (from `waitExpiry()`), with a
+   * notice in the step log and on the terminal before it does. Run out, it answers `expired` and
+   * the run ends `interrupted` (resumable): nothing is decided on the clerk's behalf.
+   */
+  async waitForClerk<T>(what: string, ask: () => Promise<T>, expiresAt = this.waitExpiry()): Promise<ClerkWait<T>> {
+    const deadline = Date.parse(expiresAt);
+    const noticeAt = deadline - clerkWaitNoticeMs(this.limits.clerkWaitMs);
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let noticed = false;
+    const expired = new Promise<ClerkWait<T>>((resolve) => {
+      timer = setInterval(() => {
+        const now = this.now().getTime();
+        if (now >= deadline) {
+          resolve({ kind: 'expired', reason: `No answer from the clerk to ${what} within ${minutes(this.limits.clerkWaitMs)}: nothing was sent or answered on their behalf; resume the run to be asked again` });
+        } else if (now >= noticeAt && !noticed) {
+          noticed = true;
+          this.note('clerk_wait_expiring', `${minutes(deadline - now)} left to answer ${what}; then the run stops, resumable`);
+        }
+      }, WAIT_TICK_MS);
+    });
+    try {
+      const waited = await this.clerkTime(() => Promise.race([ask().then((answer): ClerkWait<T> => ({ kind: 'answered', answer })), expired]));
+      if (waited.kind === 'expired') {
+        this.state.waitExpired ??= waited.reason;
+        this.note('clerk_wait_expired', waited.reason);
+      }
+      return waited;
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** Time the clerk has (an answer, a take-over): it is left out of the run's working time. */
+  async clerkTime<T>(wait: () => Promise<T>): Promise<T> {
+    const from = this.now().getTime();
+    try {
+      return await wait();
+    } finally {
+      this.state.clerkWaitMs += Math.max(0, this.now().getTime() - from);
+    }
+  }
+
+  /** The agent's working time in this life of the run since `started` (ms on the run's clock): the clerk's waits left out. */
+  workingMs(started: number): number {
+    return this.now().getTime() - started - this.state.clerkWaitMs;
   }
 
   /** A picture of the page with passwords and codes masked; null (and a note) when none can be taken. */
@@ -130,4 +194,9 @@ export class RunContext {
       return null;
     }
   }
+}
+
+/** "30 min", "45 s": a wait's length as the clerk reads it. */
+function minutes(ms: number): string {
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.max(1, Math.round(ms / 1000))} s`;
 }

@@ -12,7 +12,6 @@ import { reviewedValues } from '../portal/review-values';
 import { applicationNumbersIn, proofOnPage, type DoneProof } from './done-proof';
 import { judgeGate, takeDenial } from './gate-judge';
 import { PORTAL_HANDLERS, type PortalTurn } from './handlers';
-import { DEFAULT_LIMITS, type RunLimits } from './limits';
 import { failed, type RunEnding } from './outcomes';
 import { runAction } from './pipeline/action-pipeline';
 import { planTurn } from './plan-turn';
@@ -41,13 +40,11 @@ interface StepStart {
  * pipeline answer outcomes; this driver alone decides where and how a run ends.
  */
 export class RunLoop {
-  private readonly limits: RunLimits;
   private readonly ctx: RunContext;
   /** The page's own errors, kept with the step they happen in. */
   private readonly pageErrors: PageErrorLog;
 
   constructor(o: RunLoopOptions) {
-    this.limits = { ...DEFAULT_LIMITS, ...o.limits };
     this.ctx = new RunContext(o);
     this.pageErrors = new PageErrorLog(this.ctx.now).attach(o.page.context());
     judgeGate(this.ctx);
@@ -74,17 +71,43 @@ export class RunLoop {
     } catch (err) {
       ending = failed(`Run stopped by an error: ${errorText(err)}`);
     }
+    ending = await this.afterSubmission(ending);
+    if (ending.status !== 'done' && state.waitExpired) ending = { status: 'interrupted', reason: state.waitExpired };
+    // The browser died under the run (a crash, a kill): not the case's failure; `resume` continues it in a new one.
+    if (ending.status !== 'done' && browserGone(o.page)) ending = { status: 'interrupted', reason: `The browser stopped during the run (${ending.reason}); resume continues it from the store in a new browser` };
     const reason = secrets.redact(ending.reason);
     await o.recorder.updateRun(o.runId, { status: ending.status, reason, applicationNumber: ending.applicationNumber, endedAt: this.ctx.now().toISOString() });
     o.listener?.status?.(ending.status, reason);
     return { ...ending, reason, steps: state.step, approvals: state.approvalsGiven };
   }
 
+  /**
+   * A submission of this run that went out and that the portal answered is kept with its number,
+   * whatever ended the run after it (the time limit, the step cap, a denial of a later card, an
+   * error): the page is read once more for the proof, else the portal's applications list is
+   * checked. Either one goes in the progress record, so the record and the run agree.
+   */
+  private async afterSubmission(ending: RunEnding): Promise<RunEnding> {
+    const { o } = this.ctx;
+    if (ending.status === 'done' || o.gate.submissionsAnswered === 0) return ending;
+    try {
+      const read = await o.observer.read(o.page);
+      const proof = await proofOnPage(read, this.ctx);
+      if (proof.ok) return { status: 'done', reason: `Submitted: the portal answered with ${proof.applicationNumber} (after it: ${ending.reason})`, applicationNumber: proof.applicationNumber };
+      const listed = await this.ctx.progress.checkApplicationsList(o.page, o.profile);
+      if (listed.kind === 'found') return { status: 'done', reason: `Submitted: application ${listed.applicationNumber} is on the portal's applications list (${listed.matchedBy}; after it: ${ending.reason})`, applicationNumber: listed.applicationNumber };
+      this.ctx.note('submission_unproven', `A submission went out and the portal answered it, but neither the page nor the applications list shows its number (${proof.reason})`);
+    } catch (err) {
+      this.ctx.note('submission_unproven', `A submission went out and the portal answered it; its number could not be read afterwards: ${errorText(err)}`);
+    }
+    return ending;
+  }
+
   /** Opens the portal and takes steps until one ends the run, or the step cap or time limit does. */
   private async steps(): Promise<RunEnding> {
-    const { o, state, progress } = this.ctx;
-    const started = Date.now();
-    const lastStep = state.step + this.limits.maxSteps;
+    const { o, state, progress, limits } = this.ctx;
+    const started = this.ctx.now().getTime();
+    const lastStep = state.step + limits.maxSteps;
     if (state.step > 0) {
       this.ctx.note('resumed', `Resumed at step ${state.step}: the progress record is read again and nothing is submitted twice`);
       const resumeNote = progress.resumeNote();
@@ -93,13 +116,15 @@ export class RunLoop {
     this.ctx.note('navigation', `Opening the portal at ${o.profile.startUrl}`);
     await this.ctx.goto(o.profile.startUrl);
     while (state.step < lastStep) {
-      if (Date.now() - started > this.limits.timeLimitMs) {
-        return failed(`Time limit reached (${Math.round(this.limits.timeLimitMs / 1000)} s) before the form was submitted`);
+      // Working time: the clerk's waits (approval cards, questions, take-overs) are not counted.
+      if (this.ctx.workingMs(started) > limits.timeLimitMs) {
+        return failed(`Time limit reached (${Math.round(limits.timeLimitMs / 1000)} s of working time, not counting ${Math.round(state.clerkWaitMs / 1000)} s waiting for the clerk) before the form was submitted`);
       }
+      if (state.waitExpired) return { status: 'interrupted', reason: state.waitExpired };
       const ending = await this.oneStep();
       if (ending) return ending;
     }
-    return failed(`Step cap reached (${this.limits.maxSteps} steps) before the form was submitted`);
+    return failed(`Step cap reached (${limits.maxSteps} steps) before the form was submitted`);
   }
 
   /** One turn of the loop, recorded as one step; answers how the run ends when it does. */
@@ -193,4 +218,10 @@ export class RunLoop {
     o.listener?.step?.(step);
     state.step += 1;
   }
+}
+
+/** The run's browser is no longer there (it crashed or was killed). */
+function browserGone(page: RunLoopOptions['page']): boolean {
+  const browser = page.context().browser();
+  return browser !== null && !browser.isConnected();
 }

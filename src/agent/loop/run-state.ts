@@ -17,6 +17,8 @@ export interface RunState {
   notes: string[];
   /** The model's reasoning for the turn being carried out, for the approval card. */
   turnReasoning: string | undefined;
+  /** Where that turn came from: the planner, or the learned route (the card says which). */
+  turnSource: 'route' | 'planner' | undefined;
   /** The actions of the last planned turn, with their outcomes, for the planner. */
   previous: StepAction[];
   signIns: number;
@@ -44,6 +46,10 @@ export interface RunState {
   gatedFullPage: Uint8Array | null;
   /** On a final-review page: its values beside the case (read from the step's observation), for a submission's card; null elsewhere. */
   review: ReviewRow[] | null;
+  /** Time spent waiting for the clerk in this life of the run: not working time (the time limit leaves it out). */
+  clerkWaitMs: number;
+  /** A wait for the clerk ran out unanswered: the run ends `interrupted` with this reason (unless it is done). */
+  waitExpired: string | undefined;
 }
 
 export function newRunState(firstStep: number, clerkValues: Record<string, string>): RunState {
@@ -53,6 +59,7 @@ export function newRunState(firstStep: number, clerkValues: Record<string, strin
     pendingEvents: [],
     notes: [],
     turnReasoning: undefined,
+    turnSource: undefined,
     previous: [],
     signIns: 0,
     approvalsGiven: 0,
@@ -68,5 +75,7 @@ export function newRunState(firstStep: number, clerkValues: Record<string, strin
     denial: undefined,
     gatedFullPage: null,
     review: null,
+    clerkWaitMs: 0,
+    waitExpired: undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
+import { BrowserKeeper } from '../../agent/browser/browser-keeper';
 import { launchChromium } from '../../agent/browser/chromium';
 import { ConfigFileError } from '../../agent/case/config-file-error';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
@@ -100,16 +101,12 @@ export async function batchCommand(args: string[]): Promise<number> {
   // the store is inside the cleanup below.
   const { vault, loginStates } = await openCommandVault();
   const store = await openDeskStore(dbPath, 'write');
-  const browsers = new Map<string, Promise<Browser>>();
-  const browserFor = (hostResolverRules: string | undefined): Promise<Browser> => {
-    const key = hostResolverRules ?? '';
-    let browser = browsers.get(key);
-    if (!browser) {
-      browser = launchChromium({ hostResolverRules });
-      browsers.set(key, browser);
-    }
-    return browser;
-  };
+  // One browser per host mapping, relaunched when it dies: the run it killed stops interrupted, the next ones go on.
+  const browsers = new BrowserKeeper<string>(
+    (rules) => launchChromium({ hostResolverRules: rules || undefined }),
+    () => log('batch: the browser stopped; the next case starts a new one'),
+  );
+  const browserFor = (hostResolverRules: string | undefined): Promise<Browser> => browsers.get(hostResolverRules ?? '');
   // Lab logins are offered only for portals this batch bound to a lab, never to a real portal that shares an id.
   const labBound = new Set<string>();
   let inProcessLab: Lab | undefined;
@@ -155,7 +152,7 @@ export async function batchCommand(args: string[]): Promise<number> {
 
     return report(outcomes, started, values.json ?? false, inProcessLab, log);
   } finally {
-    for (const browser of browsers.values()) await (await browser.catch(() => null))?.close().catch(() => undefined);
+    await browsers.closeAll();
     store.close();
     await demo.stop();
   }

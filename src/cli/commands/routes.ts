@@ -2,7 +2,7 @@ import type { Route, RouteAction, RouteStore } from '../../shared/route';
 import { defaultDbPath, routesOf } from '../../store';
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
-import { openCommandStore } from '../store-opening';
+import { openDeskStore } from '../store-opening';
 
 const HELP = `portal-desk routes list|show|delete [PORTAL TASK] [options]
 
@@ -27,7 +27,8 @@ export async function routesCommand(args: string[]): Promise<number> {
   if (rest.length) throw new UsageError(`routes ${verb} takes at most PORTAL TASK (got also "${shownArg(rest.join(' '))}")`);
   if (verb !== 'list' && verb !== 'show' && verb !== 'delete') throw new UsageError(`routes: unknown "${shownArg(verb ?? '')}"; use list, show PORTAL TASK or delete PORTAL TASK`);
   if (verb !== 'list' && (!portal || !task)) throw new UsageError(`routes ${verb} needs PORTAL and TASK, e.g. "portal-desk routes ${verb} shops shop-registration-renewal"`);
-  const store = openCommandStore(values.db ?? defaultDbPath(), 'write', { mustExist: true });
+  // The office's store when PORTAL_DESK_DATABASE_URL names one (the routes every desk learned), else the SQLite file.
+  const store = await openDeskStore(values.db ?? defaultDbPath(), 'write', { mustExist: true });
   const routes = routesOf(store);
   try {
     if (verb === 'list') return await list(routes, values.json === true);

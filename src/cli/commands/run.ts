@@ -36,7 +36,9 @@ Each step is printed on stderr: number, action, element, guard verdict, outcome.
   --otp-command CMD           a shell command that prints the one-time code (tests); default: ask on the terminal
   --answer FIELD=VALUE        a clerk answer given in advance for a missing case field (repeatable)
   --max-steps N               step cap (default 40, at most 100)
-  --time-limit SECONDS        time limit (default 400)
+  --time-limit SECONDS        time limit on the agent's working time (default 400); waits for you are not counted
+  --wait-limit SECONDS        how long an approval or a question waits for you (default 1800); then the run stops,
+                              resumable, with nothing sent
   --no-route                  the planner decides every page even where a learned route exists (see "portal-desk routes");
                               the route is left as it is
   --trace                     also record a Playwright trace (DOM snapshots, network, console) once code has signed in;
@@ -58,6 +60,7 @@ export async function runCommand(args: string[]): Promise<number> {
     answer: { type: 'string', multiple: true },
     'max-steps': { type: 'string' },
     'time-limit': { type: 'string' },
+    'wait-limit': { type: 'string' },
     headed: { type: 'boolean' },
     json: { type: 'boolean' },
     'no-route': { type: 'boolean' },
@@ -74,6 +77,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const limits = {
     maxSteps: positiveInt('max-steps', values['max-steps'], 40, 100),
     timeLimitMs: positiveInt('time-limit', values['time-limit'], 400, 3600) * 1000,
+    clerkWaitMs: positiveInt('wait-limit', values['wait-limit'], 1800, 86_400) * 1000,
   };
   const answers = parseAnswers(values.answer);
 

@@ -1,6 +1,7 @@
 import { DATABASE_URL_ENV } from '../../store';
 import { officeDeskName, OfficeWaits, type OfficeWait, type TakeOverAnswer } from '../../service/office-waits';
-import { heldRequestLine, type ApprovalRequest, type InputRequest, type TakeOverRequest } from '../../shared/clerk';
+import { heldRequestLine, type ApprovalRequest, type HeldRequest, type InputRequest, type TakeOverRequest } from '../../shared/clerk';
+import { carriedLines } from '../clerk-terminal';
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { officeUrl } from './office-store';
@@ -100,7 +101,12 @@ function waitLine(w: OfficeWait): string {
   if (w.kind === 'approval') {
     const p = w.prompt as Partial<ApprovalRequest>;
     const what = p.request ? heldRequestLine(p.request) : (p.element ?? p.action?.type ?? 'an action');
-    return `${w.id}  approval  ${where}: ${what} (${p.verdict?.reason ?? ''})`;
+    // What the submission will send, each value with where it came from (as the card shows it).
+    const carried = p.request ?? p.sends;
+    const sends = !p.request && p.sends ? ` — sends ${heldRequestLine(p.sends)}` : '';
+    const values = carried?.values ? carriedLines(carried as Pick<HeldRequest, 'values'>) || '\n    (it carries no form values)' : '';
+    const by = p.expiresAt ? ` — answer by ${p.expiresAt.slice(11, 19)} UTC` : '';
+    return `${w.id}  approval  ${where}: ${what}${sends} (${p.verdict?.reason ?? ''})${by}${values}`;
   }
   if (w.kind === 'take_over') {
     const p = w.prompt as Partial<TakeOverRequest>;

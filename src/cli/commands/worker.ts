@@ -1,4 +1,5 @@
 import type { Browser } from 'playwright-core';
+import { BrowserKeeper } from '../../agent/browser/browser-keeper';
 import { launchChromium } from '../../agent/browser/chromium';
 import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { AnthropicConfigError } from '../../agent/decide/anthropic';
@@ -91,15 +92,12 @@ export async function workerCommand(args: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const { vault, loginStates } = await openCommandVault();
   const store = await openOfficeStore(url, defaultDbPath());
-  const browsers = new Map<string, Promise<Browser>>();
-  const browserFor = (rules: string | undefined) => {
-    let b = browsers.get(rules ?? '');
-    if (!b) {
-      b = launchChromium({ headless: !values.headed, hostResolverRules: rules });
-      browsers.set(rules ?? '', b);
-    }
-    return b;
-  };
+  // One browser per host mapping, relaunched when it dies: the run it killed stops interrupted, the next cases go on.
+  const browsers = new BrowserKeeper<string>(
+    (rules) => launchChromium({ headless: !values.headed, hostResolverRules: rules || undefined }),
+    () => log('worker: the browser stopped; the next case starts a new one'),
+  );
+  const browserFor = (rules: string | undefined): Promise<Browser> => browsers.get(rules ?? '');
   let worker: OfficeWorker | undefined;
   let waits: OfficeWaits | undefined;
   const queue = await openOfficeQueue(url, { supervise: true, log }).catch(async (err: unknown) => {
@@ -187,7 +185,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
     // Each part gets a bounded time to close, so a wedged browser or connection cannot keep a stopped
     // desk from leaving; what did not close is named in the log.
-    for (const b of browsers.values()) await closing('a browser', (async () => (await b.catch(() => null))?.close())(), log);
+    await closing('the browsers', browsers.closeAll(), log);
     await closing('the office waits', waits?.close(), log);
     await closing('the office queue', queue.close(), log);
     await closing('the office store', store.close(), log);

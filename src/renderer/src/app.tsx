@@ -52,16 +52,21 @@ export function App() {
         <Connection />
       </nav>
       {state.connection !== 'open' && (
-        <p className="banner banner-failed connection-banner">
-          {state.connection === 'connecting' ? 'Connecting to the console service…' : 'Lost the connection to the console service. Reconnecting… Runs go on in the service meanwhile.'}
+        <p className="banner banner-failed connection-banner" role="alert">
+          {state.connection === 'connecting'
+            ? 'Connecting to the console service…'
+            : 'The console stopped (or this tab lost it): what you see here is out of date and its buttons are off; nothing can be approved, denied or started from this tab. Runs that waited for you were kept, resumable. Start the console again; this tab reconnects on its own.'}
         </p>
       )}
       {state.problem && state.connection === 'open' && <p className="banner banner-failed">{state.problem}</p>}
       <main>
-        {route.name === 'runs' && <RunsScreen />}
-        {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} />}
-        {route.name === 'replay' && <ReplayScreen runId={route.runId} />}
-        {route.name === 'settings' && <SettingsScreen />}
+        {/* Without the service every button and field is off: a stale tab approves nothing. */}
+        <fieldset className="service-gate" disabled={state.connection !== 'open'}>
+          {route.name === 'runs' && <RunsScreen />}
+          {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} />}
+          {route.name === 'replay' && <ReplayScreen runId={route.runId} />}
+          {route.name === 'settings' && <SettingsScreen />}
+        </fieldset>
       </main>
     </div>
   );

@@ -85,9 +85,18 @@ export function reasonLine(view: RunView): string {
   if (takeOver?.state === 'active') return 'You have the portal: hand it back when you are done';
   if (takeOver?.state === 'asked') return 'Handing the portal to you after the current action';
   const run = view.run;
-  if (isDenied(view)) return `Your decision: not to ${(run.reason ?? '').replace(/^Denied by [^:]+:\s*/, '')}. The run stopped there; start the case again when it should go on.`;
+  if (isDenied(view)) return `Your decision: not to ${deniedWhat(run.reason ?? '')}. The run stopped there; start the case again when it should go on.`;
   if (run.status === 'interrupted') return /resum/i.test(run.reason ?? '') ? (run.reason ?? '') : `${run.reason ?? 'Stopped'} — resume to go on`;
   if (run.status === 'done' && run.applicationNumber) return `Submitted — application number ${run.applicationNumber}`;
   if (isBotChallenge(view)) return 'A bot check (CAPTCHA) stopped the run and nobody took it over';
   return run.reason ?? '';
+}
+
+/**
+ * What a denial stopped, from the run's reason: "Denied by clerk:asha: click button "Submit"" →
+ * `click button "Submit"`; a held request's "send POST … was not sent" → "send POST …". The
+ * clerk's name may hold a colon (`clerk:asha`): the name ends at the first colon and space.
+ */
+function deniedWhat(reason: string): string {
+  return reason.replace(/^Denied by .+?: /, '').replace(/ was not sent$/, '');
 }

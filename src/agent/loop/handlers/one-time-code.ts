@@ -46,7 +46,8 @@ export const oneTimeCodeHandler: PortalHandler = {
       ...(resend ? { canResend: true } : {}),
     };
     await run.setStatus('awaiting_input', problem ? `Waiting for you: the portal did not take the code (${problem}); type it again` : 'Waiting for you: type the one-time code');
-    const answer = await run.o.inputs.ask(request);
+    const waited = await run.waitForClerk('the one-time code question', () => run.o.inputs.ask(request));
+    const answer = waited.kind === 'answered' ? waited.answer : null;
     await run.setStatus('running');
     if (answer === null) return endRun(failed('The clerk did not type the one-time code'));
 

@@ -25,11 +25,12 @@ export const takeOverHandler: PortalHandler = {
 /** The portal goes to the clerk and comes back (or not): what the step log says. */
 export async function clerkTakesOver(run: RunContext, reason: TakeOverRequest['reason'], detail: string): Promise<TakeOverResult> {
   const desk = run.o.takeOvers!;
-  const result = await handOverToClerk(
+  // The clerk's time with the portal is not the agent's working time.
+  const result = await run.clerkTime(() => handOverToClerk(
     { runId: run.o.runId, step: run.state.step, gate: run.o.gate, desk, page: run.o.page, note: (type, line) => run.note(type, line), setStatus: (status, why) => run.setStatus(status, why) },
     reason,
     detail,
-  );
+  ));
   run.note(result.handedBack ? 'take_over' : 'take_over_declined', takeOverLine(result, reason));
   return result;
 }

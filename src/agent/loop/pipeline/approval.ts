@@ -26,15 +26,22 @@ export const approvalStage: ActionStage = {
     // The whole page the clerk is asked about, kept with the step (the first ask of a step, before anything runs).
     state.gatedFullPage ??= (await takePicture(run.o.page, 'full page')).png;
     await run.setStatus('awaiting_approval', `Waiting for approval: ${describeAction(action, element)} (${verdict.reason})`);
-    const decision = await approvals.request({
+    const expiresAt = run.waitExpiry();
+    const waited = await run.waitForClerk(`the approval card for ${describeAction(action, element)}`, async () => approvals.request({
       runId,
+      expiresAt,
       step: state.step,
       action,
       element,
       verdict,
-      ...(state.turnReasoning ? { reasoning: run.secrets.redact(state.turnReasoning) } : {}),
+      ...(state.turnReasoning ? { reasoning: run.secrets.redact(state.turnReasoning), ...(state.turnSource === 'route' ? { reasoningFrom: 'route' as const } : {}) } : {}),
       screenshotBase64: Buffer.from((await run.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
-    });
+    }), expiresAt);
+    if (waited.kind === 'expired') {
+      // Nobody decided: the action is not taken, no approval is written, and the run stops resumable.
+      return ended({ ...p }, { status: 'skipped', message: 'the wait for the clerk ran out' }, { status: 'interrupted', reason: waited.reason });
+    }
+    const decision = waited.answer;
     const approved = { ...p, approval: { decision: decision.decision, by: decision.by, at: run.now().toISOString(), note: decision.note } };
     if (decision.decision === 'deny') {
       return ended(approved, { status: 'denied', message: `denied by ${decision.by}` }, failed(`Denied by ${decision.by}: ${describeAction(action, element)}`));

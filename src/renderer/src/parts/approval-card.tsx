@@ -4,6 +4,7 @@ import { showInvisible } from '../../../shared/visible-text';
 import type { ApprovalDetail, ReviewRow } from '../../../shared/console-api';
 import { approvalSubject } from '../approval-text';
 import { Lightbox } from './lightbox';
+import { WaitCountdown } from './wait-countdown';
 
 /**
  * A gated action waiting for the clerk: what will happen (the whole page, scrollable, and on a
@@ -43,8 +44,10 @@ export function ApprovalCard({
     // One picture per approval: the card is keyed by it.
   }, [hasFullPage]);
 
+  const card = useRef<HTMLElement>(null);
   const decide = async (decision: 'approve' | 'deny') => {
-    if (busy) return;
+    // A tab without the console service (its buttons are off) decides nothing, keys included.
+    if (busy || card.current?.closest('fieldset')?.disabled) return;
     setBusy(true);
     try {
       await onDecide(decision, note.trim() || undefined);
@@ -68,8 +71,13 @@ export function ApprovalCard({
   });
 
   return (
-    <section className="card card-waiting approval-card" aria-label="Approval needed">
+    <section ref={card} className="card card-waiting approval-card" aria-label="Approval needed">
       <h2>{request.request ? 'Approve sending this request?' : 'Approve this action?'}</h2>
+      {request.expiresAt && (
+        <p className="approval-countdown">
+          <WaitCountdown expiresAt={request.expiresAt} />
+        </p>
+      )}
       <div className="approval-grid">
         <div>
           {request.request ? (
@@ -105,7 +113,10 @@ export function ApprovalCard({
           )}
           {request.reasoning && (
             <p className="approval-reasoning">
-              <span className="label">The model’s reasoning (read from the page: data, not an instruction)</span> {request.reasoning.slice(0, 600)}
+              <span className="label">
+                {request.reasoningFrom === 'route' ? 'The learned route’s step (recorded from earlier runs of this portal, not the model)' : 'The model’s reasoning (read from the page: data, not an instruction)'}
+              </span>{' '}
+              {request.reasoning.slice(0, 600)}
             </p>
           )}
           <p className="approval-reason">

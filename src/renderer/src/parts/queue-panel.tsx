@@ -1,6 +1,7 @@
 import type { QueueEntry, QueueView } from '../../../shared/console-api';
 import { href } from '../route';
 import { phaseLabel, type Tone } from '../status';
+import { WaitCountdown } from './wait-countdown';
 
 const STATES: Record<QueueEntry['state'], { label: string; tone: Tone }> = {
   waiting: { label: 'waiting', tone: 'idle' },
@@ -22,7 +23,7 @@ export function QueuePanel({ queue }: { queue: QueueView }) {
       <h2>
         Queue — {queue.label}
         <span className="queue-progress">
-          {finished} of {queue.entries.length} finished · at most {queue.concurrency} at once · one run per client and portal
+          {finished} of {queue.entries.length} finished · at most {queue.concurrency} working at once (runs waiting for you hold no place) · one run per client and portal
         </span>
       </h2>
       <div className="queue-counts" aria-label="Cases by state">
@@ -48,6 +49,11 @@ export function QueuePanel({ queue }: { queue: QueueView }) {
               </td>
               <td className="reason" title={e.reason}>
                 {e.state === 'running' ? `${phaseLabel(e.phase ?? null) || 'Working'} · ${e.reason}` : e.reason}
+                {e.state === 'waiting_clerk' && e.waitExpiresAt && (
+                  <div>
+                    <WaitCountdown expiresAt={e.waitExpiresAt} compact />
+                  </div>
+                )}
               </td>
               <td className="row-links">{e.runId && <a href={href({ name: 'run', runId: e.runId })}>{e.state === 'waiting_clerk' ? 'Answer →' : 'Open'}</a>}</td>
             </tr>

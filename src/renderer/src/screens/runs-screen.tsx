@@ -8,7 +8,10 @@ import { caseName, isLive, isWaiting, reasonLine, statusLook } from '../status';
 import { StatusChip } from '../parts/chips';
 import { OfficePanel } from '../parts/office-panel';
 import { QueuePanel } from '../parts/queue-panel';
-import { timeOf } from '../parts/step-entry';
+import { When } from '../parts/when';
+
+/** A run's day as the Runs list shows it (the office's locale), for search. */
+const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 /** The queue: runs with their status and one-line reason, and the case files ready to start. */
 export function RunsScreen() {
@@ -21,7 +24,8 @@ export function RunsScreen() {
   const matches = (...texts: (string | undefined)[]) => words.every((w) => texts.some((t) => (t ?? '').toLowerCase().includes(w)));
   const runs = allRuns.filter(
     (v) =>
-      matches(caseName(v), v.run.caseId, v.run.clientId, v.run.portal, statusLook(v.run.status).label, v.run.id) &&
+      // A date finds the runs of that day: as ISO (2026-12-06) or as the list shows it.
+      matches(caseName(v), v.run.caseId, v.run.clientId, v.run.portal, statusLook(v.run.status).label, v.run.id, v.run.startedAt.slice(0, 10), DAY.format(new Date(v.run.startedAt))) &&
       (show === 'all' ||
         (show === 'waiting' && isWaiting(v)) ||
         (show === 'live' && isLive(v)) ||
@@ -138,7 +142,9 @@ function RunTable({ runs }: { runs: RunView[] }) {
               {reasonLine(v)}
             </td>
             <td>{v.run.stepCount}</td>
-            <td>{timeOf(v.run.startedAt)}</td>
+            <td>
+              <When iso={v.run.startedAt} />
+            </td>
             <td className="row-links">
               <a href={href({ name: 'run', runId: v.run.id })}>Open</a>
               {!isLive(v) && <a href={href({ name: 'replay', runId: v.run.id })}>Replay</a>}
