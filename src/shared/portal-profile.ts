@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isAllowedUrl } from './allowed-hosts';
-import { regexProblem } from './regex-safety';
+import { patternProblem } from './linear-pattern';
 
 /** Words that make a control risky (matched on word boundaries, case-insensitive). */
 export const DEFAULT_RISKY_WORDS = ['submit', 'pay', 'payment', 'confirm', 'delete', 'remove', 'sign', 'download', 'declare', 'cancel application', 'withdraw'];
@@ -82,12 +82,12 @@ const PortalProfileShape = z.strictObject({
 });
 /**
  * A portal profile, checked when it loads, before anything runs: the application-number pattern
- * compiles and cannot backtrack catastrophically; allowed and challenge hosts are host names (an IP
+ * compiles with RE2's linear-time engine (no backreferences or lookaround); allowed and challenge hosts are host names (an IP
  * number is refused with a reason), and no challenge host is a portal host; the start and
  * applications addresses use an allowed scheme and host.
  */
 export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
-  const problem = regexProblem(profile.confirmation.applicationNumberPattern);
+  const problem = patternProblem(profile.confirmation.applicationNumberPattern);
   if (problem) ctx.addIssue({ code: 'custom', path: ['confirmation', 'applicationNumberPattern'], message: problem });
   for (const key of ['allowedHosts', 'challengeHosts'] as const) {
     for (const [i, host] of profile[key].entries()) {
