@@ -26,6 +26,10 @@ export class RunContext {
   readonly secrets = new SecretList();
   readonly progress: ProgressTracker;
   readonly now: () => Date;
+  /** Aborted when the run's time limit passes: every wait the run makes (model, store, page) ends by it. */
+  readonly deadline = new AbortController();
+  /** What the run is doing now, named when the time limit stops it. */
+  doing = 'starting';
 
   constructor(readonly o: RunLoopOptions) {
     this.now = o.now ?? (() => new Date());

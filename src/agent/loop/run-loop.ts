@@ -69,7 +69,7 @@ export class RunLoop {
     o.listener?.log?.(`planner: ${o.planner.id} — ${o.planner.description}`);
     let ending: RunEnding;
     try {
-      ending = await this.steps();
+      ending = await this.withinTimeLimit(this.steps());
     } catch (err) {
       ending = failed(`Run stopped by an error: ${errorText(err)}`);
     }
@@ -79,10 +79,36 @@ export class RunLoop {
     return { ...ending, reason, steps: state.step, approvals: state.approvalsGiven };
   }
 
+  /**
+   * The run's work, or `interrupted` the moment its time limit passes, naming what it was doing:
+   * a model request that never answers, a store call or page work that hangs cannot outlive the
+   * limit. The deadline's abort cancels a waiting model request; work still under way is left to
+   * end on its own and records nothing (record() checks the deadline), and the caller closes the page.
+   */
+  private async withinTimeLimit(work: Promise<RunEnding>): Promise<RunEnding> {
+    const limit = this.limits.timeLimitMs;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<RunEnding>((resolve) => {
+      timer = setTimeout(() => {
+        const doing = this.ctx.doing;
+        this.ctx.deadline.abort(new Error(`time limit of ${Math.round(limit / 1000)} s`));
+        resolve({ status: 'interrupted', reason: `Time limit reached (${Math.round(limit / 1000)} s) while ${doing}; nothing more was done. Continue with "portal-desk resume ${this.ctx.o.runId}".` });
+      }, limit);
+    });
+    // The work may still fail after the limit ended the run: that is not the run's ending any more.
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Opens the portal and takes steps until one ends the run, or the step cap or time limit does. */
   private async steps(): Promise<RunEnding> {
     const { o, state, progress } = this.ctx;
     const started = Date.now();
+    this.ctx.doing = `opening the portal at ${o.profile.startUrl}`;
     const lastStep = state.step + this.limits.maxSteps;
     if (state.step > 0) {
       this.ctx.note('resumed', `Resumed at step ${state.step}: the progress record is read again and nothing is submitted twice`);
@@ -105,10 +131,12 @@ export class RunLoop {
   private async oneStep(): Promise<RunEnding | undefined> {
     const { o, state, secrets, progress } = this.ctx;
     // A request the page sent on its own may still wait for the clerk: the page is read after the answer.
+    this.ctx.doing = `waiting for the clerk's answer before step ${state.step}`;
     await o.gate.idle();
     const denial = takeDenial(state);
     if (denial) return failed(denial);
     const startedAt = this.ctx.now().toISOString();
+    this.ctx.doing = `reading the page at step ${state.step}`;
     const read = await o.observer.read(o.page);
     const screenshot = await this.ctx.screenshot();
     const observation = secrets.redact(read.observation);
@@ -116,6 +144,7 @@ export class RunLoop {
     const afterSignIn = state.justSignedIn;
     state.justSignedIn = false;
 
+    this.ctx.doing = `recording what step ${state.step} saw in the store`;
     await progress.observe(observation);
     o.gate.setPage({ finalReview: isFinalReviewPage(observation, o.profile) });
     if (o.gate.submissionsSent === 0) for (const number of applicationNumbersIn(observation, o.profile)) state.numbersBeforeSubmission.add(number);
@@ -123,12 +152,14 @@ export class RunLoop {
     let proof: Promise<DoneProof> | undefined;
     const turn: PortalTurn = { read, observation, afterSignIn, proof: () => (proof ??= proofOnPage(read, this.ctx)) };
     for (const handler of PORTAL_HANDLERS) {
+      this.ctx.doing = `handling the page at step ${state.step} (${handler.id})`;
       const outcome = await handler.handle(turn, this.ctx);
       if (outcome.kind === 'pass') continue;
       if (outcome.step) await this.record(start, { reasoning: outcome.step.reasoning, model: null, actions: outcome.step.actions ?? [], after: outcome.step.after ?? null });
       return outcome.kind === 'end' ? outcome.ending : undefined;
     }
 
+    this.ctx.doing = `waiting for the planner (${o.planner.id}) at step ${state.step}`;
     const planned = await planTurn(read, screenshot, this.ctx);
     if (planned.kind === 'end') return planned.ending;
     const { turn: proposed, call, source } = planned.plan;
@@ -146,6 +177,7 @@ export class RunLoop {
     for (const [i, action] of turnActions.entries()) {
       const next = turnActions[i + 1];
       const moreTypingFollows = TYPING_ACTIONS.has(action.type) && next !== undefined && TYPING_ACTIONS.has(next.type);
+      this.ctx.doing = `carrying out ${action.type} at step ${this.ctx.state.step}`;
       const result = await runAction(action, read, moreTypingFollows, this.ctx);
       actions.push(result.action);
       if (result.kind === 'end' || result.action.outcome.status !== 'done') {
@@ -158,6 +190,9 @@ export class RunLoop {
 
   private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[]; after?: Uint8Array | null; source?: StepSource }): Promise<void> {
     const { o, state, secrets } = this.ctx;
+    // Past the time limit the run has ended: work that was under way records nothing more.
+    if (this.ctx.deadline.signal.aborted) return;
+    this.ctx.doing = `recording step ${state.step} in the store`;
     const observation = secrets.redact(start.observation);
     const events = [...state.pendingEvents.splice(0), ...this.pageErrors.take()];
     // What the egress lock let through and refused since the last step, as data (none where the context has no lock of ours).
