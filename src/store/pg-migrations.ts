@@ -205,4 +205,9 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'lease epochs (fencing)',
+    sql: `ALTER TABLE runs ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

@@ -30,6 +30,8 @@ export class RunContext {
   readonly deadline = new AbortController();
   /** What the run is doing now, named when the time limit stops it. */
   doing = 'starting';
+  /** This desk lost its hold on the run (another desk took it over): it acts and writes no more. */
+  lostHold = false;
 
   constructor(readonly o: RunLoopOptions) {
     this.now = o.now ?? (() => new Date());
@@ -44,6 +46,28 @@ export class RunContext {
     this.o.listener?.log?.(`  ! ${type}: ${redacted}`);
     // What the browser refused on the page's or the model's behalf is told to the model next turn.
     if (BROWSER_REFUSALS.has(type)) this.tellModel(`The browser ${redacted.charAt(0).toLowerCase()}${redacted.slice(1)}`);
+  }
+
+  /**
+   * Whether this desk still holds the run (fencing, the store's lease epoch), asked before every
+   * action. The moment it does not (or the store cannot say), the run's page is closed, so nothing
+   * more is sent to the portal from here, and the run writes nothing more.
+   */
+  async stillHolds(): Promise<boolean> {
+    if (this.lostHold) return false;
+    const holds = this.o.recorder.holds;
+    if (!holds) return true;
+    let held: boolean;
+    try {
+      held = await holds.call(this.o.recorder, this.o.runId);
+    } catch {
+      held = false;
+    }
+    if (held) return true;
+    this.lostHold = true;
+    this.o.listener?.log?.(`  ! lease_lost: another desk holds run ${this.o.runId} now; this desk stops acting and closes its page`);
+    await this.o.page.close().catch(() => undefined);
+    return false;
   }
 
   /** A line for the model at its next turn. */

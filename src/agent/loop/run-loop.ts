@@ -13,7 +13,7 @@ import { judgeGate, takeDenial } from './gate-judge';
 import { PORTAL_HANDLERS, type PortalTurn } from './handlers';
 import { DEFAULT_LIMITS, type RunLimits } from './limits';
 import { failed, type RunEnding } from './outcomes';
-import { runAction } from './pipeline/action-pipeline';
+import { lostHold, runAction } from './pipeline/action-pipeline';
 import { planTurn } from './plan-turn';
 import { RunContext } from './run-context';
 import type { RunLoopOptions } from './run-options';
@@ -71,9 +71,15 @@ export class RunLoop {
     try {
       ending = await this.withinTimeLimit(this.steps());
     } catch (err) {
-      ending = failed(`Run stopped by an error: ${errorText(err)}`);
+      // A write the store refused because another desk took the run over: this desk stops here.
+      ending = (await this.ctx.stillHolds()) ? failed(`Run stopped by an error: ${errorText(err)}`) : lostHold(this.ctx);
     }
     const reason = secrets.redact(ending.reason);
+    if (this.ctx.lostHold) {
+      // Another desk drives the run now: this one writes nothing into it, not even its ending.
+      o.listener?.status?.(ending.status, reason);
+      return { ...ending, reason, steps: state.step, approvals: state.approvalsGiven };
+    }
     await o.recorder.updateRun(o.runId, { status: ending.status, reason, applicationNumber: ending.applicationNumber, endedAt: this.ctx.now().toISOString() });
     o.listener?.status?.(ending.status, reason);
     return { ...ending, reason, steps: state.step, approvals: state.approvalsGiven };
@@ -121,6 +127,7 @@ export class RunLoop {
       if (Date.now() - started > this.limits.timeLimitMs) {
         return failed(`Time limit reached (${Math.round(this.limits.timeLimitMs / 1000)} s) before the form was submitted`);
       }
+      if (!(await this.ctx.stillHolds())) return lostHold(this.ctx);
       const ending = await this.oneStep();
       if (ending) return ending;
     }
@@ -190,8 +197,8 @@ export class RunLoop {
 
   private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[]; after?: Uint8Array | null; source?: StepSource }): Promise<void> {
     const { o, state, secrets } = this.ctx;
-    // Past the time limit the run has ended: work that was under way records nothing more.
-    if (this.ctx.deadline.signal.aborted) return;
+    // Past the time limit the run has ended, and a desk that lost its hold writes nothing: work that was under way records nothing more.
+    if (this.ctx.deadline.signal.aborted || this.ctx.lostHold) return;
     this.ctx.doing = `recording step ${state.step} in the store`;
     const observation = secrets.redact(start.observation);
     const events = [...state.pendingEvents.splice(0), ...this.pageErrors.take()];
