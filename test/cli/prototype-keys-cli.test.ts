@@ -23,13 +23,15 @@ async function refused(args: string[], env: Record<string, string> = {}): Promis
 
 describe('keys naming prototype machinery (the CLI, as a real process)', () => {
   it('refuses a case field or a case key named constructor, hasOwnProperty or toString', { timeout: 300_000 }, async () => {
-    for (const [name, mutate] of [
-      ['constructor', (c: Record<string, unknown>) => ((c.fields as Record<string, unknown>).constructor = 'x')],
-      ['hasOwnProperty', (c: Record<string, unknown>) => ((c.fields as Record<string, unknown>).hasOwnProperty = 'x')],
-      ['toString', (c: Record<string, unknown>) => (c.toString = 'x')],
+    for (const [name, where] of [
+      ['constructor', 'fields'],
+      ['hasOwnProperty', 'fields'],
+      ['toString', 'case'],
     ] as const) {
       const copy = structuredClone(CASE) as Record<string, unknown>;
-      mutate(copy);
+      const target = (where === 'fields' ? copy.fields : copy) as Record<string, unknown>;
+      const key: string = name;
+      target[key] = 'x';
       const path = join(dir, `case-${name}.json`);
       writeFileSync(path, JSON.stringify(copy, null, 2));
       const db = join(mkdtempSync(join(dir, 'db-')), 'never.sqlite');
