@@ -6,7 +6,7 @@ import { RE2JS } from 're2js';
  * the pattern, so no page can be built to hang a run on it. What RE2 cannot express in linear time
  * (backreferences, lookaround) is refused when the file loads, in one line.
  */
-export type LinearPattern = RE2JS;
+type LinearPattern = RE2JS;
 
 /** The longest pattern a configuration file may hold. */
 const MAX_LENGTH = 200;

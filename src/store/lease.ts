@@ -5,7 +5,7 @@
  * lock, that the epoch is still the one this store holds: a desk that was frozen or cut off while
  * another desk took its run over finds its writes refused, and writes nothing into that run.
  */
-export class LeaseLostError extends Error {
+class LeaseLostError extends Error {
   constructor(runId: string, held: number, current: number) {
     super(`Refused to write run ${runId}: this desk's hold on it (lease epoch ${held}) was taken over (epoch ${current} now); it stopped and wrote nothing.`);
   }
