@@ -3,13 +3,22 @@ import { UsageError } from './cli-error';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** node:util parseArgs with errors turned into one-line usage errors. */
+/** node:util parseArgs with errors turned into one-line usage errors; a flag given twice (not `multiple`) is refused. */
 export function parseCommandArgs<O extends Options>(args: string[], options: O, allowPositionals = false) {
+  let parsed;
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, allowPositionals, strict: true });
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, allowPositionals, strict: true, tokens: true });
   } catch (err) {
     throw new UsageError(parseArgsProblem(err as Error & { code?: string }));
   }
+  // parseArgs keeps the last of a flag given twice without a word; a flag that is not `multiple` is given once.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || options[token.name]?.multiple === true) continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once; give it once`);
+    seen.add(token.name);
+  }
+  return parsed;
 }
 
 /** parseArgs speaks in up to three lines and quotes the whole argument; one short line here. */

@@ -1,5 +1,6 @@
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { EXIT, UsageError } from './cli-error';
+import { ClientBusyError } from '../store/client-busy';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -52,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
     const run = await command.load();
     return await run(rest);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigFileError) {
+    if (err instanceof UsageError || err instanceof ConfigFileError || err instanceof ClientBusyError) {
       console.error(`portal-desk ${name}: ${err.message}`);
       return EXIT.badInput;
     }

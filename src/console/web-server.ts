@@ -63,11 +63,13 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 
   const server: Server = createServer((req, res) => {
     if (!ready.checks) return refuse(res, 503, 'Starting');
+    // Node keeps the first of two Host headers; a request that sends two is refused, never guessed at.
+    if (hostHeaderCount(req) !== 1) return refuse(res, 400, 'Exactly one Host header');
     serveHttp(req, res, ready.checks, rendererDir);
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    const problem = ready.checks ? upgradeProblem(req, ready.checks) : 'Starting';
+    const problem = ready.checks ? (hostHeaderCount(req) !== 1 ? 'Exactly one Host header' : upgradeProblem(req, ready.checks)) : 'Starting';
     if (problem) {
       socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${problem}\n`);
       return;
@@ -261,4 +263,11 @@ function rawText(data: RawData): string {
 function idOf(raw: unknown): number {
   const id = raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
   return typeof id === 'number' && Number.isInteger(id) ? id : 0;
+}
+
+/** How many Host headers the request carried (req.headers keeps only the first). */
+function hostHeaderCount(req: IncomingMessage): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count++;
+  return count;
 }

@@ -104,7 +104,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     await store.updateRun(runId, { status: 'running', reason: `Resumed at step ${firstStep}` });
   } else {
     runId = request.newRunId ?? newRunId();
-    await store.createRun(newRunRecord(runId, request, planner.id));
+    await store.createRun(newRunRecord(runId, request, planner.id), { oneLivePerClient: true });
   }
 
   // A new run follows its learned route; a resumed one does not (its early pages are in an earlier life).

@@ -45,7 +45,7 @@ export class RunTrace {
   /** The run's recorder: secrets are noted for the scan, and a final status carries the trace's fate. */
   recorder(inner: RunRecorder): RunRecorder {
     return {
-      createRun: (run) => inner.createRun(run),
+      createRun: (run, options) => inner.createRun(run, options),
       recordStep: (step, screenshot, pictures) => inner.recordStep(step, screenshot, pictures),
       updateRun: async (runId, patch) => {
         if (patch.status && FINAL_STATUSES.includes(patch.status) && runId === this.runId && this.state !== 'finished') {
@@ -57,6 +57,7 @@ export class RunTrace {
       listSteps: (runId) => inner.listSteps(runId),
       getProgress: (clientId, portal, task) => inner.getProgress(clientId, portal, task),
       saveProgress: (progress) => inner.saveProgress(progress),
+      ...(inner.holds ? { holds: (runId: string) => inner.holds!(runId) } : {}),
       registerSecret: (secret, runId) => {
         this.secrets.add(secret);
         inner.registerSecret(secret, runId);

@@ -97,6 +97,7 @@ function hostEntries(hosts: readonly string[]): AllowedEntry[] {
     } catch {
       continue;
     }
+    if (match[2] !== undefined && (Number(match[2]) < 1 || Number(match[2]) > 65535)) continue;
     entries.push({ hostname, port: match[2] === undefined ? null : String(Number(match[2])) });
   }
   return entries;

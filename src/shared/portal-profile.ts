@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isAllowedUrl } from './allowed-hosts';
-import { regexProblem } from './regex-safety';
+import { patternProblem } from './linear-pattern';
 import { RequestMapEntry } from './request-map';
 
 /** Words that make a control risky (matched on word boundaries, case-insensitive). */
@@ -28,6 +28,15 @@ const PathPattern = z
 
 const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])(:\d+)?$/i;
 const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** The host name the WHATWG URL parser makes of `name` (as a browser will), or undefined when it makes none. */
+function urlHostname(name: string): string | undefined {
+  try {
+    return new URL(`https://${name}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
 
 /** What the office knows about one portal. An office adds a real portal by writing one of these. */
 const PortalProfileShape = z.strictObject({
@@ -96,12 +105,12 @@ const PortalProfileShape = z.strictObject({
 });
 /**
  * A portal profile, checked when it loads, before anything runs: the application-number pattern
- * compiles and cannot backtrack catastrophically; allowed and challenge hosts are host names (an IP
+ * compiles with RE2's linear-time engine (no backreferences or lookaround); allowed and challenge hosts are host names (an IP
  * number is refused with a reason), and no challenge host is a portal host; the start and
  * applications addresses use an allowed scheme and host.
  */
 export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
-  const problem = regexProblem(profile.confirmation.applicationNumberPattern);
+  const problem = patternProblem(profile.confirmation.applicationNumberPattern);
   if (problem) ctx.addIssue({ code: 'custom', path: ['confirmation', 'applicationNumberPattern'], message: problem });
   for (const key of ['allowedHosts', 'challengeHosts'] as const) {
     for (const [i, host] of profile[key].entries()) {
@@ -114,6 +123,21 @@ export const PortalProfile = PortalProfileShape.superRefine((profile, ctx) => {
         continue;
       }
       const name = host.replace(/:\d+$/, '');
+      const port = /:(\d+)$/.exec(host)?.[1];
+      if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) {
+        ctx.addIssue({ code: 'custom', path: [key, i], message: `${host} has port ${port}; a port is 1 to 65535` });
+        continue;
+      }
+      // What the URL parser makes of it: 2130706433, 0x7f000001 and 127.1 are all 127.0.0.1.
+      const normalised = urlHostname(name);
+      if (normalised === undefined || normalised.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(normalised)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key, i],
+          message: `${host} is an IP number once a browser reads it${normalised ? ` (${normalised})` : ''}; the guard opens portals only by DNS name`,
+        });
+        continue;
+      }
       if (!name.split('.').every((label) => HOST_LABEL.test(label))) {
         ctx.addIssue({ code: 'custom', path: [key, i], message: `${host} is not a host name (labels of letters, digits and inner dashes, joined by dots)` });
       }

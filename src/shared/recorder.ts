@@ -13,8 +13,18 @@ export interface StepPictures {
  * The engine writes through this port; `src/store` implements it with SQLite.
  * Every call is durable when its promise resolves: a crash afterwards loses nothing.
  */
+/** How a run is created. */
+export interface CreateRunOptions {
+  /**
+   * Every way a run starts (CLI, batch, console, office desk) sets it: the store refuses the run
+   * (ClientBusyError, nothing written) while another run of the same client on the same portal is
+   * live under a process still there; check and write are one transaction.
+   */
+  oneLivePerClient?: boolean;
+}
+
 export interface RunRecorder {
-  createRun(run: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>): Promise<void>;
+  createRun(run: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>, options?: CreateRunOptions): Promise<void>;
   /** Writes one whole step (and its screenshot, and its after and full-page pictures when given) in one transaction. */
   recordStep(step: StepRecord, screenshot: Uint8Array | null, pictures?: StepPictures): Promise<void>;
   /** `trace`, given with a final status: what became of the run's Playwright trace, kept in its chained outcome record. */
@@ -25,4 +35,9 @@ export interface RunRecorder {
   saveProgress(progress: ProgressRecord): Promise<void>;
   /** A value that must never be written (a password, a one-time code): the recorder refuses records holding it. */
   registerSecret(secret: string, runId: string): void;
+  /**
+   * Whether this desk still holds the run (fencing): false once another desk took it over, after
+   * which every write of the run is refused. The engine asks before each action and stops acting.
+   */
+  holds?(runId: string): Promise<boolean>;
 }

@@ -59,6 +59,8 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
     }
+    // Another program's SQLite file is refused before anything could change it (no WAL switch, no tables).
+    if (!inMemory) refuseForeign(path);
     db = new Database(path);
     db.pragma(`busy_timeout = ${busyTimeout(options)}`);
     if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
@@ -67,6 +69,7 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     migrate(db);
+    if (db.pragma('application_id', { simple: true }) !== APPLICATION_ID) db.pragma(`application_id = ${APPLICATION_ID}`);
     return db;
   } catch (err) {
     db?.close();
@@ -125,6 +128,53 @@ function memoryCopy(path: string, size: number): Database.Database {
     db?.close();
     throw asOpenError(path, err, 'read');
   }
+}
+
+/** SQLite's application id in a Portal Desk store's header ("PDSK"): set on every store it writes. */
+const APPLICATION_ID = 0x5044_534b;
+
+/** The tables a Portal Desk store may hold (the latest schema's, built once in memory). */
+let ownTables: ReadonlySet<string> | undefined;
+function tablesOfAStore(): ReadonlySet<string> {
+  if (!ownTables) {
+    const fresh = new Database(':memory:');
+    try {
+      migrate(fresh);
+      ownTables = new Set((fresh.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]).concat(['sqlite_sequence', 'sqlite_stat1']));
+    } finally {
+      fresh.close();
+    }
+  }
+  return ownTables;
+}
+
+/**
+ * Refuses, reading only, an existing non-empty SQLite file that is not a Portal Desk store: another
+ * program's application id or user_version, no schema_migrations table, or tables no Portal Desk
+ * schema has. The file is left byte for byte as it was (opened read-only, nothing written).
+ */
+function refuseForeign(path: string): void {
+  if (!existsSync(path) || statSync(path).size === 0) return;
+  let probe: Database.Database | undefined;
+  let problem: string | undefined;
+  try {
+    probe = new Database(path, { readonly: true, fileMustExist: true });
+    const applicationId = probe.pragma('application_id', { simple: true }) as number;
+    const userVersion = probe.pragma('user_version', { simple: true }) as number;
+    const tables = probe.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+    const foreign = tables.filter((t) => !tablesOfAStore().has(t));
+    if (tables.length === 0 && applicationId === 0 && userVersion === 0) return;
+    if (applicationId !== 0 && applicationId !== APPLICATION_ID) problem = `it is not a Portal Desk store (another program's SQLite file: application id ${applicationId}); nothing was changed; check --db`;
+    else if (userVersion !== 0) problem = `it is not a Portal Desk store (another program's SQLite file: user_version ${userVersion}); nothing was changed; check --db`;
+    else if (!tables.includes('schema_migrations')) problem = 'it is not a Portal Desk store (an SQLite file without its schema); nothing was changed; check --db';
+    else if (foreign.length > 0) problem = `it is not a Portal Desk store (it holds tables Portal Desk does not have: ${foreign.slice(0, 3).join(', ')}); nothing was changed; check --db`;
+  } catch (err) {
+    // Not SQLite at all, or unreadable: the normal open says what is wrong.
+    if (err instanceof StoreOpenError) throw err;
+  } finally {
+    probe?.close();
+  }
+  if (problem) throw new StoreOpenError(path, problem);
 }
 
 /** The store's schema version; refuses a file that is not a Portal Desk store or is newer than this version. */

@@ -246,6 +246,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 8,
+    name: 'lease epochs (fencing)',
+    // A desk's hold on a run (src/store/lease.ts): every write of the run checks it under the row's lock.
+    sql: `ALTER TABLE runs ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

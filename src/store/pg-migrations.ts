@@ -222,4 +222,9 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'lease epochs (fencing)',
+    sql: `ALTER TABLE runs ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
-import type { StepPictures } from '../shared/recorder';
+import type { CreateRunOptions, StepPictures } from '../shared/recorder';
 import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
 import { TraceRecord } from '../shared/trace';
 import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
@@ -26,6 +26,8 @@ import {
   type RunRow,
 } from './records';
 import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type RunExportV1, type RunExportV2 } from './run-export';
+import { ClientBusyError } from './client-busy';
+import { RunLeases } from './lease';
 import { SecretGuard } from './secret-guard';
 import type { Store } from './store-api';
 import { fieldName, identityOf, pictureBytes, processIsAlive, storedEventOf, type ModelPayload, type PurgeOptions, type PurgeResult, type RunQuery } from './store';
@@ -52,6 +54,8 @@ type RunPatch = z.infer<typeof RunPatch>;
 const LIVE_STATUSES: readonly RunStatus[] = ['running', 'awaiting_approval', 'awaiting_input'];
 /** One lock number for schema upgrades, so two desks starting at once upgrade once. */
 const MIGRATION_LOCK = 0x7064_0019;
+/** First key of the transaction lock a run's start takes on its client and portal (the office queue's slot locks use 19). */
+const CLIENT_LOCK_SPACE = 29;
 
 type Client = pg.PoolClient;
 interface PgRunRow extends RunRow {
@@ -144,6 +148,8 @@ export class PgStore implements Store {
   private readonly ownerToken = randomUUID();
   private readonly host: string;
   private readonly secrets = new SecretGuard();
+  /** This store's holds on the runs it writes (fencing, src/store/lease.ts). */
+  private readonly leases = new RunLeases();
   private readonly now: () => Date;
   private closed = false;
 
@@ -188,15 +194,16 @@ export class PgStore implements Store {
 
   // ---- RunRecorder ---------------------------------------------------------------------------
 
-  async createRun(input: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>): Promise<void> {
+  async createRun(input: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>, options: CreateRunOptions = {}): Promise<void> {
     const run = NewRun.parse(input);
     this.secrets.check(run, run.id, `run ${run.id}`);
     const at = this.now().toISOString();
     await this.tx(async (c) => {
+      if (options.oneLivePerClient) await this.refuseBusyClient(c, run.clientId, run.portal, run.id);
       const inserted = await c.query(
         `INSERT INTO runs (id, case_id, client_id, portal, task, planner, model, approve_mode, status, reason, application_number,
-                           case_json, layout, started_at, ended_at, owner_pid, owner_token, owner_host, created_at, updated_at, chain_version, genesis_json)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, 2, $20)
+                           case_json, layout, started_at, ended_at, owner_pid, owner_token, owner_host, created_at, updated_at, chain_version, genesis_json, lease_epoch)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, 2, $20, 1)
          ON CONFLICT (id) DO NOTHING`,
         [
           run.id,
@@ -227,6 +234,7 @@ export class PgStore implements Store {
       if (run.endedAt !== undefined) set.endedAt = run.endedAt;
       await this.addEvent(c, run.id, at, 'created', { to: run.status, reason: run.reason ?? null }, set);
     });
+    this.leases.created(run.id);
   }
 
   async recordStep(input: StepRecord, screenshot: Uint8Array | null, pictures: StepPictures = {}): Promise<void> {
@@ -245,7 +253,7 @@ export class PgStore implements Store {
     };
     const json = canonicalJson(step);
     await this.tx(async (c) => {
-      const run = await this.lockRun(c, step.runId);
+      const run = await this.fencedRun(c, step.runId);
       if (step.index !== run.step_count) {
         throw new Error(`Refused to record step ${step.index} of run ${step.runId}: the run has ${run.step_count} steps, so the next one is step ${run.step_count}. Nothing was written.`);
       }
@@ -407,7 +415,8 @@ export class PgStore implements Store {
   }
 
   private async interrupt(c: Client, row: PgRunRow, reason: string, at: string, detail: Record<string, unknown>): Promise<void> {
-    await c.query('UPDATE runs SET status = $2, reason = $3, updated_at = $4 WHERE id = $1', [row.id, 'interrupted', reason, at]);
+    // The epoch moves on: the desk that had the run can write nothing more into it (fencing).
+    await c.query('UPDATE runs SET status = $2, reason = $3, updated_at = $4, lease_epoch = lease_epoch + 1 WHERE id = $1', [row.id, 'interrupted', reason, at]);
     await this.addEvent(c, row.id, at, 'interrupted', { from: row.status, to: 'interrupted', reason, detail }, { status: 'interrupted', reason });
   }
 
@@ -482,7 +491,7 @@ export class PgStore implements Store {
   async recordModelPayload(runId: string, stepIndex: number, payload: ModelPayload): Promise<void> {
     this.secrets.check(payload, runId, `the model payload of step ${stepIndex} of run ${runId}`);
     await this.tx(async (c) => {
-      await this.requireRun(c, runId);
+      await this.fencedRun(c, runId);
       await c.query(
         `INSERT INTO model_payloads (run_id, idx, request, response, recorded_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (run_id, idx) DO UPDATE SET request = excluded.request, response = excluded.response, recorded_at = excluded.recorded_at`,
@@ -542,7 +551,7 @@ export class PgStore implements Store {
   // ---- Inside transactions -------------------------------------------------------------------
 
   private async updateRunTx(c: Client, runId: string, patch: RunPatch): Promise<void> {
-    const run = await this.lockRun(c, runId);
+    const run = await this.fencedRun(c, runId);
     const from = run.status as RunStatus;
     const to = patch.status ?? from;
     const statusChanged = to !== from;
@@ -669,6 +678,43 @@ export class PgStore implements Store {
     const r = await c.query<PgRunRow>('SELECT * FROM runs WHERE id = $1', [runId]);
     if (!r.rows[0]) throw new Error(`No run ${runId} in ${this.path}`);
     return r.rows[0];
+  }
+
+  /**
+   * The run's row for a write, locked until the transaction ends: refused with LeaseLostError when
+   * this store's hold on the run is stale (another desk took it over); a first write of a run
+   * created elsewhere (a resume) takes the hold.
+   */
+  private async fencedRun(c: Client, runId: string): Promise<PgRunRow> {
+    const row = await this.lockRun(c, runId);
+    const taken = this.leases.check(runId, row.lease_epoch);
+    if (taken !== null) {
+      await c.query('UPDATE runs SET lease_epoch = $2 WHERE id = $1', [runId, taken]);
+      return { ...row, lease_epoch: taken };
+    }
+    return row;
+  }
+
+  /**
+   * Inside a write transaction: refuses when another run of this client on this portal is live.
+   * The client's transaction lock makes the check and the write one step for every desk; a live
+   * run of this desk whose process is gone does not count (markInterrupted ends it), a live run of
+   * another desk does (the office queue takes it over when that desk stopped).
+   */
+  private async refuseBusyClient(c: Client, clientId: string, portal: string, runId: string): Promise<void> {
+    await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CLIENT_LOCK_SPACE, `${clientId}/${portal}`]);
+    const live = await c.query<PgRunRow>('SELECT * FROM runs WHERE client_id = $1 AND portal = $2 AND status = ANY($3::text[]) AND id <> $4', [clientId, portal, [...LIVE_STATUSES], runId]);
+    for (const row of live.rows) {
+      const here = row.owner_host === this.host || row.owner_host === null;
+      const gone = here && row.owner_token !== this.ownerToken && row.owner_pid !== null && row.owner_pid !== process.pid && !processIsAlive(row.owner_pid);
+      if (!gone) throw new ClientBusyError(clientId, portal, row);
+    }
+  }
+
+  /** Whether this store still holds the run (no other desk took it since this one last wrote it). */
+  async holds(runId: string): Promise<boolean> {
+    const r = await this.pool.query<{ lease_epoch: number }>('SELECT lease_epoch FROM runs WHERE id = $1', [runId]);
+    return this.leases.holds(runId, r.rows[0]?.lease_epoch);
   }
 
   /** The run's row, locked until the transaction ends: one writer per run at a time, office-wide. */

@@ -27,6 +27,8 @@ export interface RunRow {
   head_hash: string | null;
   owner_pid: number | null;
   owner_token: string | null;
+  /** The hold's epoch (src/store/lease.ts); 0 on runs from before fencing. */
+  lease_epoch: number;
   purged_at: string | null;
   chain_version: number;
   genesis_json: string | null;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
-import type { RunRecorder, StepPictures } from '../shared/recorder';
+import type { CreateRunOptions, RunRecorder, StepPictures } from '../shared/recorder';
 import { FINAL_STATUSES, ProgressRecord, RunRecord, type RunStatus, StepRecord } from '../shared/run';
 import { TraceRecord } from '../shared/trace';
 import { CHAIN_DEFINITION, genesisHash, stepHash, verifyChain, type ScreenshotState, type VerifyResult } from './chain';
@@ -23,6 +23,8 @@ import {
   type RunRow,
 } from './records';
 import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, type RunExport, type RunExportV1, type RunExportV2 } from './run-export';
+import { ClientBusyError } from './client-busy';
+import { RunLeases } from './lease';
 import { SecretGuard } from './secret-guard';
 
 export interface StoreOptions extends DatabaseOptions {
@@ -84,6 +86,8 @@ export class Store implements RunRecorder {
   /** Marks runs this Store instance owns, so `markInterrupted` never touches them. */
   private readonly ownerToken = randomUUID();
   private readonly secrets = new SecretGuard();
+  /** This store's holds on the runs it writes (fencing, src/store/lease.ts). */
+  private readonly leases = new RunLeases();
   private readonly sql: Statements;
   private readonly writeStep: Database.Transaction<(step: StepRecord, json: string, pngs: StepPngs) => void>;
   private readonly writeStatus: Database.Transaction<(runId: string, patch: RunPatch) => void>;
@@ -119,12 +123,13 @@ export class Store implements RunRecorder {
 
   // ---- RunRecorder ---------------------------------------------------------------------------
 
-  async createRun(input: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>): Promise<void> {
+  async createRun(input: Omit<RunRecord, 'stepCount' | 'usage' | 'headHash'>, options: CreateRunOptions = {}): Promise<void> {
     const run = NewRun.parse(input);
     this.secrets.check(run, run.id, `run ${run.id}`);
     const at = this.now().toISOString();
     this.db.transaction(() => {
       if (this.sql.runRow.get(run.id)) throw new Error(`Run ${run.id} already exists; nothing was changed (run ids are unique)`);
+      if (options.oneLivePerClient) this.refuseBusyClient(run.clientId, run.portal, run.id);
       this.sql.insertRun.run({
         id: run.id,
         case_id: run.caseId,
@@ -151,6 +156,7 @@ export class Store implements RunRecorder {
       if (run.endedAt !== undefined) set.endedAt = run.endedAt;
       this.addEvent(run.id, at, 'created', { to: run.status, reason: run.reason ?? null }, set);
     }).immediate();
+    this.leases.created(run.id);
   }
 
   /**
@@ -265,6 +271,7 @@ export class Store implements RunRecorder {
         if (row.owner_pid !== null && row.owner_pid !== process.pid && processIsAlive(row.owner_pid)) continue;
         const reason = `Interrupted: the process running it stopped${row.owner_pid !== null ? ` (pid ${row.owner_pid})` : ''} after step ${row.step_count}; resume to continue`;
         this.sql.setStatus.run({ id: row.id, status: 'interrupted', reason, at });
+        this.sql.setLease.run({ id: row.id, epoch: row.lease_epoch + 1 });
         this.addEvent(row.id, at, 'interrupted', { from: row.status, to: 'interrupted', reason, detail: { ownerPid: row.owner_pid, steps: row.step_count } }, { status: 'interrupted', reason });
         marked.push(row.id);
       }
@@ -352,7 +359,7 @@ export class Store implements RunRecorder {
   /** Keeps a planner call's raw request/response for debugging (outside the chain; purged with the run). */
   async recordModelPayload(runId: string, stepIndex: number, payload: ModelPayload): Promise<void> {
     this.secrets.check(payload, runId, `the model payload of step ${stepIndex} of run ${runId}`);
-    this.requireRun(runId);
+    this.fencedRun(runId);
     this.sql.upsertPayload.run({
       run_id: runId,
       idx: stepIndex,
@@ -411,7 +418,7 @@ export class Store implements RunRecorder {
   // ---- Inside transactions -------------------------------------------------------------------
 
   private writeStepTx(step: StepRecord, json: string, pngs: StepPngs): void {
-    const run = this.requireRun(step.runId);
+    const run = this.fencedRun(step.runId);
     if (step.index !== run.step_count) {
       throw new Error(`Refused to record step ${step.index} of run ${step.runId}: the run has ${run.step_count} steps, so the next one is step ${run.step_count}. Nothing was written.`);
     }
@@ -455,7 +462,7 @@ export class Store implements RunRecorder {
   }
 
   private updateRunTx(runId: string, patch: RunPatch): void {
-    const run = this.requireRun(runId);
+    const run = this.fencedRun(runId);
     const from = run.status as RunStatus;
     const to = patch.status ?? from;
     const statusChanged = to !== from;
@@ -566,6 +573,35 @@ export class Store implements RunRecorder {
     if (chained) this.sql.advanceChain.run({ id: runId, head: chained.hash });
   }
 
+  /**
+   * The run's row for a write (inside the write's transaction): refused with LeaseLostError when
+   * this store's hold on the run is stale; a first write of a run created elsewhere takes the hold.
+   */
+  private fencedRun(runId: string): RunRow {
+    const row = this.requireRun(runId);
+    const taken = this.leases.check(runId, row.lease_epoch);
+    if (taken !== null) {
+      this.sql.setLease.run({ id: runId, epoch: taken });
+      return { ...row, lease_epoch: taken };
+    }
+    return row;
+  }
+
+  /** Inside a write transaction: refuses when another run of this client on this portal is live under a process still there. */
+  private refuseBusyClient(clientId: string, portal: string, runId: string): void {
+    for (const row of this.sql.liveRunsOfClient.all(clientId, portal, JSON.stringify(LIVE_STATUSES)) as RunRow[]) {
+      if (row.id === runId) continue;
+      const ownerAlive = row.owner_token === this.ownerToken || (row.owner_pid !== null && (row.owner_pid === process.pid || processIsAlive(row.owner_pid)));
+      if (ownerAlive) throw new ClientBusyError(clientId, portal, row);
+    }
+  }
+
+  /** Whether this store still holds the run (no other store took it since this one last wrote it). */
+  async holds(runId: string): Promise<boolean> {
+    const row = this.sql.runRow.get(runId) as RunRow | undefined;
+    return this.leases.holds(runId, row?.lease_epoch);
+  }
+
   private requireRun(runId: string): RunRow {
     const row = this.sql.runRow.get(runId) as RunRow | undefined;
     if (!row) throw new Error(`No run ${runId} in ${this.path}`);
@@ -653,14 +689,15 @@ function prepareStatements(db: Database.Database) {
     runRow: db.prepare('SELECT * FROM runs WHERE id = ?'),
     insertRun: db.prepare(`
       INSERT INTO runs (id, case_id, client_id, portal, task, planner, model, approve_mode, status, reason, application_number,
-                        case_json, layout, started_at, ended_at, owner_pid, owner_token, created_at, updated_at, chain_version, genesis_json)
+                        case_json, layout, started_at, ended_at, owner_pid, owner_token, created_at, updated_at, chain_version, genesis_json, lease_epoch)
       VALUES (@id, @case_id, @client_id, @portal, @task, @planner, @model, @approve_mode, @status, @reason, @application_number,
-              @case_json, @layout, @started_at, @ended_at, @owner_pid, @owner_token, @at, @at, 2, @genesis_json)`),
+              @case_json, @layout, @started_at, @ended_at, @owner_pid, @owner_token, @at, @at, 2, @genesis_json, 1)`),
     updateRun: db.prepare(`
       UPDATE runs SET status = @status, reason = @reason, application_number = @application_number, ended_at = @ended_at,
                       case_json = @case_json, model = @model, owner_pid = @owner_pid, owner_token = @owner_token, updated_at = @at
       WHERE id = @id`),
     setStatus: db.prepare('UPDATE runs SET status = @status, reason = @reason, updated_at = @at WHERE id = @id'),
+    setLease: db.prepare('UPDATE runs SET lease_epoch = @epoch WHERE id = @id'),
     advanceRun: db.prepare(`
       UPDATE runs SET step_count = step_count + 1,
                       input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
@@ -674,6 +711,7 @@ function prepareStatements(db: Database.Database) {
       ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`),
     advanceChain: db.prepare('UPDATE runs SET record_count = record_count + 1, head_hash = @head WHERE id = @id'),
     liveRuns: db.prepare('SELECT * FROM runs WHERE status IN (SELECT value FROM json_each(?))'),
+    liveRunsOfClient: db.prepare('SELECT * FROM runs WHERE client_id = ? AND portal = ? AND status IN (SELECT value FROM json_each(?))'),
     insertStep: db.prepare(`
       INSERT INTO steps (run_id, idx, pos, json, observation_hash, screenshot_hash, after_hash, full_page_hash, hash, recorded_at)
       VALUES (@run_id, @idx, @pos, @json, @observation_hash, @screenshot_hash, @after_hash, @full_page_hash, @hash, @at)`),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openConfiguredStore, openPgStore, PgStore, SqliteStore, StoreOpenError, LATEST_SCHEMA_VERSION } from '../../src/store';
+import { openConfiguredStore, openPgStore, openStore, PgStore, SqliteStore, StoreOpenError, LATEST_SCHEMA_VERSION } from '../../src/store';
 import { MIGRATIONS } from '../../src/store/migrations';
 import { PG_MIGRATIONS } from '../../src/store/pg-migrations';
 import { skipPostgres, storeTarget } from './backends';
@@ -18,11 +18,18 @@ describe.skipIf(skipPostgres('postgres'))('opening the PostgreSQL store', () => 
     const [a, b] = await Promise.all([target.open(), target.open()]);
     expect(await target.rows('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
     expect(await (a as PgStore).schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
-    // Both desks write to one run's chain in turn; the row lock keeps it one ordered log.
+    // Writes at once keep one ordered log (the row lock); then desk b takes the run over, and
+    // from then on desk a's writes are refused (fencing: the lease epoch moved on).
     await a.createRun(newRun());
-    await Promise.all([0, 1, 2, 3].map(async (i) => (i % 2 ? a : b).updateRun('run-2026-03-02-a1', { reason: `note ${i}` })));
+    await Promise.all([0, 1, 2, 3].map(async (i) => a.updateRun('run-2026-03-02-a1', { reason: `note ${i}` })));
+    expect(await (b as PgStore).takeOver('run-2026-03-02-a1', 'desk a stopped beating')).toBe(true);
+    expect(await (a as PgStore).holds('run-2026-03-02-a1')).toBe(false);
     await b.recordStep(buildStep('run-2026-03-02-a1', 0).step, buildStep('run-2026-03-02-a1', 0).png);
-    expect(await a.verifyRun('run-2026-03-02-a1')).toMatchObject({ ok: true, steps: 1, events: 5 });
+    await expect(a.updateRun('run-2026-03-02-a1', { status: 'failed', reason: 'a stale desk' })).rejects.toThrow(/this desk's hold on it \(lease epoch 1\) was taken over \(epoch 3 now\); it stopped and wrote nothing/);
+    await expect(a.recordStep(buildStep('run-2026-03-02-a1', 1).step, buildStep('run-2026-03-02-a1', 1).png)).rejects.toThrow(/was taken over/);
+    expect(await (b as PgStore).holds('run-2026-03-02-a1')).toBe(true);
+    expect(await a.verifyRun('run-2026-03-02-a1')).toMatchObject({ ok: true, steps: 1, events: 6 });
+    expect((await a.getRun('run-2026-03-02-a1'))?.status).toBe('interrupted');
   });
 
   it('refuses a database from a newer Portal Desk, and a read-only open of one that has no store, changing nothing', async () => {
@@ -69,6 +76,26 @@ describe('openConfiguredStore', () => {
       expect(store.path).toBe(target.where);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('fencing on one SQLite file (a desk and a second process resuming its run)', () => {
+  it('a store whose run another store resumed writes nothing more into it', async () => {
+    const path = tempDbPath();
+    const first = openStore(path);
+    const second = openStore(path);
+    try {
+      await first.createRun(newRun());
+      await first.recordStep(buildStep('run-2026-03-02-a1', 0).step, buildStep('run-2026-03-02-a1', 0).png);
+      await second.updateRun('run-2026-03-02-a1', { status: 'running', reason: 'Resumed at step 1' });
+      expect(await first.holds('run-2026-03-02-a1')).toBe(false);
+      await expect(first.recordStep(buildStep('run-2026-03-02-a1', 1).step, buildStep('run-2026-03-02-a1', 1).png)).rejects.toThrow(/lease epoch 1\) was taken over \(epoch 2 now\)/);
+      await second.recordStep(buildStep('run-2026-03-02-a1', 1).step, buildStep('run-2026-03-02-a1', 1).png);
+      expect(await second.verifyRun('run-2026-03-02-a1')).toMatchObject({ ok: true, steps: 2 });
+    } finally {
+      first.close();
+      second.close();
     }
   });
 });

@@ -3,12 +3,16 @@ import { PortalDeskError } from '../../base/portal-desk-error';
 /**
  * JSON for files a person wrote: the grammar of JSON.parse, plus what JSON.parse lets through
  * silently. A key given twice (JSON.parse keeps the last), a key named `__proto__` (an object
- * built from it loses it) and nesting or key counts no case file needs are refused, each with
+ * built from it loses it), a key naming an object's own machinery (`constructor`, `hasOwnProperty`,
+ * `toString`…: a lookup of a field by name would find the machinery where no field is) and nesting or key counts no case file needs are refused, each with
  * where it is. Messages name keys (cut) and line:column, never the file's other text.
  * One pass over the text; the depth is capped, so a hostile file cannot exhaust the stack.
  */
 
 export const JSON_LIMITS = { maxDepth: 32, maxKeys: 1000, maxItems: 5000 } as const;
+
+/** Names every plain object answers without holding them (`constructor`, `hasOwnProperty`, `toString`…): refused as keys. */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 export class StrictJsonError extends PortalDeskError {
   constructor(
@@ -82,6 +86,7 @@ class Parser {
       const key = this.string();
       this.path.push(key);
       if (key === '__proto__') this.refuse('a key named "__proto__" is refused: JavaScript would drop it without a word', keyAt);
+      if (PROTOTYPE_KEYS.has(key)) this.refuse(`a key named "${key}" is refused: it names a JavaScript object's own machinery, which code could take for a field`, keyAt);
       const first = seen.get(key);
       if (first !== undefined) this.refuse(`this key is given twice (lines ${this.lineOf(first)} and ${this.lineOf(keyAt)}); JSON would keep only the last, so keep one`, keyAt);
       if (seen.size >= JSON_LIMITS.maxKeys) {

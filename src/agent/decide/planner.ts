@@ -28,6 +28,8 @@ export interface PlanInput {
   screenshot: () => Promise<Uint8Array>;
   /** Case fields the clerk supplied during the run (missing values, never secrets); they fill like case fields. */
   clerkFields?: Record<string, string>;
+  /** Aborted when the run's time limit passes: a model request still waiting is cancelled. */
+  signal?: AbortSignal;
 }
 
 export interface PlanResult {

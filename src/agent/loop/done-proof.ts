@@ -4,6 +4,7 @@ import type { PageRead } from '../observe/page-read';
 import { findApplicationNumber } from '../portal/page-kind';
 import { firstUnseen } from '../portal/proof';
 import type { RunContext } from './run-context';
+import { allMatches, linearPattern } from '../../shared/linear-pattern';
 
 /** `end`: the run cannot be `done` at all (the portal filed more than one application): it ends failed with the reason. */
 export type DoneProof = { ok: true; applicationNumber: string } | { ok: false; reason: string; end?: true };
@@ -44,13 +45,11 @@ export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.
 
 /** Every match of the profile's application-number pattern on the page (its text and headings). */
 export function applicationNumbersIn(observation: Observation, profile: PortalProfile): string[] {
-  const pattern = new RegExp(profile.confirmation.applicationNumberPattern, 'g');
+  const pattern = linearPattern(profile.confirmation.applicationNumberPattern);
   const found: string[] = [];
   for (const text of [observation.title, ...observation.headings, observation.text]) {
-    for (const match of text.matchAll(pattern)) {
-      found.push(match[1] ?? match[0]);
-      if (found.length >= 50) return found;
-    }
+    found.push(...allMatches(pattern, text, 50 - found.length));
+    if (found.length >= 50) return found;
   }
   return found;
 }

@@ -20,6 +20,7 @@ export async function planTurn(read: PageRead, screenshot: Uint8Array | null, ru
       previous: state.previous,
       notes: state.notes,
       clerkFields: run.plainClerkValues(),
+      signal: run.deadline.signal,
       screenshot: async () => {
         const png = screenshot ?? (await run.screenshot());
         if (!png) throw new Error('no screenshot of this page');
@@ -31,7 +32,7 @@ export async function planTurn(read: PageRead, screenshot: Uint8Array | null, ru
     state.turnSource = plan.source ?? 'planner';
     return { kind: 'planned', plan };
   } catch (err) {
-    if (!(err instanceof PlannerError)) throw err;
+    if (!(err instanceof PlannerError) || run.deadline.signal.aborted) throw err;
     if (isModelServiceStop(err.kind)) {
       // Nothing ran for this step and the store holds everything before it: resumable.
       return { kind: 'end', ending: { status: 'interrupted', reason: `Stopped by the model service at step ${state.step} (${err.kind}): ${err.message} Continue with "portal-desk resume ${o.runId}".` } };

@@ -36,6 +36,14 @@ export class RunContext {
   /** Waits on purpose go through here (RunOptions.wait), never a bare timer. */
   readonly wait: (ms: number) => Promise<void>;
   readonly limits: RunLimits;
+  /** Aborted when the run's time limit passes: every wait the run makes (model, store, page) ends by it. */
+  readonly deadline = new AbortController();
+  /** What the run is doing now, named when the time limit stops it. */
+  doing = 'starting';
+  /** This desk lost its hold on the run (another desk took it over): it acts and writes no more. */
+  lostHold = false;
+  /** When each wait for the clerk under way began (run's clock): working time stops meanwhile. */
+  private readonly clerkSince = new Map<symbol, number>();
 
   constructor(readonly o: RunLoopOptions) {
     this.now = o.now ?? (() => new Date());
@@ -52,6 +60,28 @@ export class RunContext {
     this.o.listener?.log?.(`  ! ${type}: ${redacted}`);
     // What the browser refused on the page's or the model's behalf is told to the model next turn.
     if (BROWSER_REFUSALS.has(type)) this.tellModel(`The browser ${redacted.charAt(0).toLowerCase()}${redacted.slice(1)}`);
+  }
+
+  /**
+   * Whether this desk still holds the run (fencing, the store's lease epoch), asked before every
+   * action. The moment it does not (or the store cannot say), the run's page is closed, so nothing
+   * more is sent to the portal from here, and the run writes nothing more.
+   */
+  async stillHolds(): Promise<boolean> {
+    if (this.lostHold) return false;
+    const holds = this.o.recorder.holds;
+    if (!holds) return true;
+    let held: boolean;
+    try {
+      held = await holds.call(this.o.recorder, this.o.runId);
+    } catch {
+      held = false;
+    }
+    if (held) return true;
+    this.lostHold = true;
+    this.o.listener?.log?.(`  ! lease_lost: another desk holds run ${this.o.runId} now; this desk stops acting and closes its page`);
+    await this.o.page.close().catch(() => undefined);
+    return false;
   }
 
   /** A line for the model at its next turn. */
@@ -170,16 +200,21 @@ export class RunContext {
   /** Time the clerk has (an answer, a take-over): it is left out of the run's working time. */
   async clerkTime<T>(wait: () => Promise<T>): Promise<T> {
     const from = this.now().getTime();
+    const key = Symbol('clerk wait');
+    this.clerkSince.set(key, from);
     try {
       return await wait();
     } finally {
+      this.clerkSince.delete(key);
       this.state.clerkWaitMs += Math.max(0, this.now().getTime() - from);
     }
   }
 
-  /** The agent's working time in this life of the run since `started` (ms on the run's clock): the clerk's waits left out. */
+  /** The agent's working time in this life of the run since `started` (ms on the run's clock): the clerk's waits, past and under way, left out. */
   workingMs(started: number): number {
-    return this.now().getTime() - started - this.state.clerkWaitMs;
+    const now = this.now().getTime();
+    const waiting = this.clerkSince.size > 0 ? now - Math.min(...this.clerkSince.values()) : 0;
+    return now - started - this.state.clerkWaitMs - waiting;
   }
 
   /** A picture of the page with passwords and codes masked; null (and a note) when none can be taken. */

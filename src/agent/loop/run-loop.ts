@@ -13,7 +13,7 @@ import { applicationNumbersIn, proofOnPage, type DoneProof } from './done-proof'
 import { judgeGate, takeDenial } from './gate-judge';
 import { PORTAL_HANDLERS, type PortalTurn } from './handlers';
 import { failed, type RunEnding } from './outcomes';
-import { runAction } from './pipeline/action-pipeline';
+import { lostHold, runAction } from './pipeline/action-pipeline';
 import { planTurn } from './plan-turn';
 import { RunContext } from './run-context';
 import type { RunLoopOptions } from './run-options';
@@ -39,6 +39,9 @@ interface StepStart {
  * the model, signs in, types one-time codes and decides what is allowed. The handlers and the
  * pipeline answer outcomes; this driver alone decides where and how a run ends.
  */
+/** How often the time limit's watch reads the run's working time. */
+const DEADLINE_TICK_MS = 250;
+
 export class RunLoop {
   private readonly ctx: RunContext;
   /** The page's own errors, kept with the step they happen in. */
@@ -67,15 +70,22 @@ export class RunLoop {
     o.listener?.log?.(`planner: ${o.planner.id} — ${o.planner.description}`);
     let ending: RunEnding;
     try {
-      ending = await this.steps();
+      ending = await this.withinTimeLimit(this.steps());
     } catch (err) {
-      ending = failed(`Run stopped by an error: ${errorText(err)}`);
+      // A write the store refused because another desk took the run over: this desk stops here.
+      ending = (await this.ctx.stillHolds()) ? failed(`Run stopped by an error: ${errorText(err)}`) : lostHold(this.ctx);
     }
-    ending = await this.afterSubmission(ending);
+    // A desk that lost its hold reads nothing more on the portal: the run is another desk's now.
+    if (!this.ctx.lostHold) ending = await this.afterSubmission(ending);
     if (ending.status !== 'done' && state.waitExpired) ending = { status: 'interrupted', reason: state.waitExpired };
     // The browser died under the run (a crash, a kill): not the case's failure; `resume` continues it in a new one.
     if (ending.status !== 'done' && browserGone(o.page)) ending = { status: 'interrupted', reason: `The browser stopped during the run (${ending.reason}); resume continues it from the store in a new browser` };
     const reason = secrets.redact(ending.reason);
+    if (this.ctx.lostHold) {
+      // Another desk drives the run now: this one writes nothing into it, not even its ending.
+      o.listener?.status?.(ending.status, reason);
+      return { ...ending, reason, steps: state.step, approvals: state.approvalsGiven };
+    }
     await o.recorder.updateRun(o.runId, { status: ending.status, reason, applicationNumber: ending.applicationNumber, endedAt: this.ctx.now().toISOString() });
     o.listener?.status?.(ending.status, reason);
     return { ...ending, reason, steps: state.step, approvals: state.approvalsGiven };
@@ -103,10 +113,41 @@ export class RunLoop {
     return ending;
   }
 
+  /**
+   * The run's work, or `interrupted` the moment its time limit passes, naming what it was doing:
+   * a model request that never answers, a store call or page work that hangs cannot outlive the
+   * limit. The limit counts working time on the run's clock: a wait for the clerk (a card, a
+   * question, a take-over) is the clerk's time and has its own expiry (`waitForClerk`), so a late
+   * approval is never cut off here. The deadline's abort cancels a waiting model request; work
+   * still under way is left to end on its own and records nothing (record() checks the deadline),
+   * and the caller closes the page.
+   */
+  private async withinTimeLimit(work: Promise<RunEnding>): Promise<RunEnding> {
+    const limit = this.ctx.limits.timeLimitMs;
+    const started = this.ctx.now().getTime();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<RunEnding>((resolve) => {
+      timer = setInterval(() => {
+        if (this.ctx.workingMs(started) <= limit) return;
+        const doing = this.ctx.doing;
+        this.ctx.deadline.abort(new Error(`time limit of ${Math.round(limit / 1000)} s`));
+        resolve({ status: 'interrupted', reason: `Time limit reached (${Math.round(limit / 1000)} s of working time) while ${doing}; nothing more was done. Continue with "portal-desk resume ${this.ctx.o.runId}".` });
+      }, DEADLINE_TICK_MS);
+    });
+    // The work may still fail after the limit ended the run: that is not the run's ending any more.
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, expired]);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
   /** Opens the portal and takes steps until one ends the run, or the step cap or time limit does. */
   private async steps(): Promise<RunEnding> {
     const { o, state, progress, limits } = this.ctx;
     const started = this.ctx.now().getTime();
+    this.ctx.doing = `opening the portal at ${o.profile.startUrl}`;
     const lastStep = state.step + limits.maxSteps;
     if (state.step > 0) {
       this.ctx.note('resumed', `Resumed at step ${state.step}: the progress record is read again and nothing is submitted twice`);
@@ -121,6 +162,7 @@ export class RunLoop {
         return failed(`Time limit reached (${Math.round(limits.timeLimitMs / 1000)} s of working time, not counting ${Math.round(state.clerkWaitMs / 1000)} s waiting for the clerk) before the form was submitted`);
       }
       if (state.waitExpired) return { status: 'interrupted', reason: state.waitExpired };
+      if (!(await this.ctx.stillHolds())) return lostHold(this.ctx);
       const ending = await this.oneStep();
       if (ending) return ending;
     }
@@ -131,10 +173,12 @@ export class RunLoop {
   private async oneStep(): Promise<RunEnding | undefined> {
     const { o, state, secrets, progress } = this.ctx;
     // A request the page sent on its own may still wait for the clerk: the page is read after the answer.
+    this.ctx.doing = `waiting for the clerk's answer before step ${state.step}`;
     await o.gate.idle();
     const denial = takeDenial(state);
     if (denial) return failed(denial);
     const startedAt = this.ctx.now().toISOString();
+    this.ctx.doing = `reading the page at step ${state.step}`;
     const read = await o.observer.read(o.page);
     const screenshot = await this.ctx.screenshot();
     const observation = secrets.redact(read.observation);
@@ -142,6 +186,7 @@ export class RunLoop {
     const afterSignIn = state.justSignedIn;
     state.justSignedIn = false;
 
+    this.ctx.doing = `recording what step ${state.step} saw in the store`;
     await progress.observe(observation);
     const finalReview = isFinalReviewPage(observation, o.profile);
     o.gate.setPage({ finalReview });
@@ -152,12 +197,14 @@ export class RunLoop {
     let proof: Promise<DoneProof> | undefined;
     const turn: PortalTurn = { read, observation, afterSignIn, proof: () => (proof ??= proofOnPage(read, this.ctx)) };
     for (const handler of PORTAL_HANDLERS) {
+      this.ctx.doing = `handling the page at step ${state.step} (${handler.id})`;
       const outcome = await handler.handle(turn, this.ctx);
       if (outcome.kind === 'pass') continue;
       if (outcome.step) await this.record(start, { reasoning: outcome.step.reasoning, model: null, actions: outcome.step.actions ?? [], after: outcome.step.after ?? null });
       return outcome.kind === 'end' ? outcome.ending : undefined;
     }
 
+    this.ctx.doing = `waiting for the planner (${o.planner.id}) at step ${state.step}`;
     const planned = await planTurn(read, screenshot, this.ctx);
     if (planned.kind === 'end') return planned.ending;
     const { turn: proposed, call, source } = planned.plan;
@@ -175,6 +222,7 @@ export class RunLoop {
     for (const [i, action] of turnActions.entries()) {
       const next = turnActions[i + 1];
       const moreTypingFollows = TYPING_ACTIONS.has(action.type) && next !== undefined && TYPING_ACTIONS.has(next.type);
+      this.ctx.doing = `carrying out ${action.type} at step ${this.ctx.state.step}`;
       const result = await runAction(action, read, moreTypingFollows, this.ctx);
       actions.push(result.action);
       if (result.kind === 'end' || result.action.outcome.status !== 'done') {
@@ -187,6 +235,9 @@ export class RunLoop {
 
   private async record(start: StepStart, parts: { reasoning: string; model: ModelCall | null; actions: StepAction[]; after?: Uint8Array | null; source?: StepSource }): Promise<void> {
     const { o, state, secrets } = this.ctx;
+    // Past the time limit the run has ended, and a desk that lost its hold writes nothing: work that was under way records nothing more.
+    if (this.ctx.deadline.signal.aborted || this.ctx.lostHold) return;
+    this.ctx.doing = `recording step ${state.step} in the store`;
     const observation = secrets.redact(start.observation);
     const events = [...state.pendingEvents.splice(0), ...this.pageErrors.take()];
     // What the egress lock let through and refused since the last step, as data (none where the context has no lock of ours).

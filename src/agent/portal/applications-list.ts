@@ -1,3 +1,4 @@
+import { firstMatch, linearPattern } from '../../shared/linear-pattern';
 /**
  * Reading a portal's "your applications" list to answer one question before any retried
  * submission: is THIS case's application already there?
@@ -74,8 +75,7 @@ function explainedBy(cell: string, values: readonly string[]): boolean {
 }
 
 function numberIn(text: string, pattern: string): string | undefined {
-  const match = new RegExp(pattern).exec(text);
-  return match ? (match[1] ?? match[0]) : undefined;
+  return firstMatch(linearPattern(pattern), text);
 }
 
 function cellsOf(row: string): string[] {

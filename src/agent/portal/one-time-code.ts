@@ -12,7 +12,7 @@ export function findOneTimeCodeField(observation: Observation, profile: PortalPr
   return observation.controls.find((c) => {
     if (c.role !== 'textbox' && c.role !== 'spinbutton') return false;
     const name = normaliseLabel(c.name);
-    return words.some((w) => new RegExp(`\\b${w}\\b`).test(name));
+    return words.some((w) => new RegExp(`\\b${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(name));
   });
 }
 

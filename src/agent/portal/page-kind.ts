@@ -1,5 +1,6 @@
 import type { Observation } from '../../shared/observation';
 import type { PortalProfile } from '../../shared/portal-profile';
+import { firstMatch, linearPattern } from '../../shared/linear-pattern';
 
 /** What kind of page a read shows, judged from the portal profile (never from page instructions). */
 
@@ -20,10 +21,10 @@ export function isConfirmationPage(observation: Observation, profile: PortalProf
 /** The application number shown on a confirmation page, or undefined. */
 export function findApplicationNumber(observation: Observation, profile: PortalProfile): string | undefined {
   if (!isConfirmationPage(observation, profile)) return undefined;
-  const pattern = new RegExp(profile.confirmation.applicationNumberPattern);
+  const pattern = linearPattern(profile.confirmation.applicationNumberPattern);
   for (const text of [...observation.headings, observation.text]) {
-    const match = pattern.exec(text);
-    if (match) return match[1] ?? match[0];
+    const number = firstMatch(pattern, text);
+    if (number !== undefined) return number;
   }
   return undefined;
 }

@@ -1,3 +1,4 @@
+import { firstMatch, linearPattern } from '../../shared/linear-pattern';
 /**
  * The rules extractor of a portal's applications list: the rows of its tables, each with the
  * application number (found by the profile's pattern), and the status, client reference and date
@@ -29,7 +30,7 @@ function columnOf(header: string): Column {
 
 /** Every row of the page's tables that shows an application number. */
 export function applicationRows(html: string, numberPattern: string): ListedRow[] {
-  const pattern = new RegExp(numberPattern);
+  const pattern = linearPattern(numberPattern);
   const rows: ListedRow[] = [];
   for (const [, table] of html.matchAll(TABLE)) {
     let columns: Column[] = [];
@@ -40,16 +41,16 @@ export function applicationRows(html: string, numberPattern: string): ListedRow[
         continue;
       }
       const texts = cells.map((c) => c.text);
-      const numberAt = texts.findIndex((t) => pattern.test(t));
+      const numbers = texts.map((t) => firstMatch(pattern, t));
+      const numberAt = numbers.findIndex((n) => n !== undefined);
       if (numberAt < 0) continue;
-      const match = pattern.exec(texts[numberAt]!)!;
       const at = (column: Column) => {
         const i = columns.indexOf(column);
         const text = i >= 0 && i !== numberAt ? texts[i] : undefined;
         return text && text.trim() !== '' ? text.trim() : null;
       };
       const date = at('date');
-      rows.push({ applicationNumber: match[1] ?? match[0], status: at('status'), reference: at('reference'), date: date ? (/\d{4}-\d{2}-\d{2}/.exec(date)?.[0] ?? date) : null });
+      rows.push({ applicationNumber: numbers[numberAt]!, status: at('status'), reference: at('reference'), date: date ? (/\d{4}-\d{2}-\d{2}/.exec(date)?.[0] ?? date) : null });
     }
   }
   return rows;

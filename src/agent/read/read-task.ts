@@ -23,6 +23,7 @@ import { enterOneTimeCode, findOneTimeCodeField, maskCode } from '../portal/one-
 import { keepConfirmationPage } from '../portal/receipt';
 import { isSignInPage, signIn } from '../portal/sign-in';
 import { applicationRows } from './applications-table';
+import { firstMatch, linearPattern } from '../../shared/linear-pattern';
 
 /**
  * A read-only task: the case's `read` (kind `status` or `extract`) asks what the portal says,
@@ -398,10 +399,10 @@ function onPage(observation: Observation, text: string): boolean {
 }
 
 function numberOn(observation: Observation, pattern: string): string | null {
-  const re = new RegExp(pattern);
+  const re = linearPattern(pattern);
   for (const text of [observation.title, ...observation.headings, observation.text]) {
-    const m = re.exec(text);
-    if (m) return m[1] ?? m[0];
+    const number = firstMatch(re, text);
+    if (number !== undefined) return number;
   }
   return null;
 }

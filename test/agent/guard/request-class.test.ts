@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRequest, pathMatches, serverPath } from '../../../src/agent/guard/request-class';
 import { PortalProfile } from '../../../src/shared/portal-profile';
-import { regexProblem } from '../../../src/shared/regex-safety';
+import { patternProblem } from '../../../src/shared/linear-pattern';
 
 /** The commit gate's classifier: what a request can do, judged from its method and address alone. */
 
@@ -131,9 +131,10 @@ describe('portal profiles are checked when they load', () => {
     return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
   };
 
-  it('refuses a pattern that does not compile or repeats a repeating group', () => {
+  it('refuses a pattern that does not compile or that RE2 cannot run in linear time', () => {
     expect(issues({ confirmation: { applicationNumberPattern: '(WB-', pageContains: 'x' } })[0]).toMatch(/^confirmation\.applicationNumberPattern: the pattern does not compile/);
-    expect(issues({ confirmation: { applicationNumberPattern: '(\\d+)+$', pageContains: 'x' } })[0]).toMatch(/repeats a group that itself repeats/);
+    expect(issues({ confirmation: { applicationNumberPattern: '(\\d+)+$', pageContains: 'x' } })).toEqual([]);
+    expect(issues({ confirmation: { applicationNumberPattern: '(\\d)\\1', pageContains: 'x' } })[0]).toMatch(/cannot run in linear time/);
   });
 
   it('refuses IP numbers and non-names as hosts, and start or list addresses off the allowed hosts', () => {
@@ -151,8 +152,9 @@ describe('portal profiles are checked when they load', () => {
     expect(issues({ challengeHosts: ['connect.water.example:8443'] })[0]).toMatch(/^challengeHosts\.0: connect\.water\.example:8443 is one of allowedHosts too/);
   });
 
-  it('regexProblem accepts the patterns real portals use', () => {
-    for (const p of ['SHP-\\d{4}-\\d{6}', '([A-Z]{2,3})-(\\d+)', '(?:WB|WS)-\\d{8}', '[(]+x']) expect(regexProblem(p), p).toBeUndefined();
-    expect(regexProblem('(a{1,30}){2,}')).toMatch(/repeats/);
+  it('patternProblem accepts the patterns real portals use, and refuses what RE2 cannot run in linear time', () => {
+    for (const p of ['SHP-\\d{4}-\\d{6}', '([A-Z]{2,3})-(\\d+)', '(?:WB|WS)-\\d{8}', '[(]+x', '(a{1,30}){2,}']) expect(patternProblem(p), p).toBeUndefined();
+    expect(patternProblem('(SHP)-\\1')).toMatch(/linear time.*backreferences/);
+    expect(patternProblem('SHP-(?=\\d)')).toMatch(/linear time/);
   });
 });

@@ -174,7 +174,7 @@ export class AnthropicPlanner implements Planner {
       const startedAt = Date.now();
       let message: Message;
       try {
-        message = await this.client.messages.create(params, { timeout: requestTimeoutMs(this.config, params.max_tokens) });
+        message = await this.client.messages.create(params, { timeout: requestTimeoutMs(this.config, params.max_tokens), ...(input.signal ? { signal: input.signal } : {}) });
       } catch (error) {
         log.failed(params, startedAt);
         if (!fellBackToAuto && this.toolChoiceMode !== 'auto' && isForcedToolChoiceRejected(error)) {

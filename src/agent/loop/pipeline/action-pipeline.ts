@@ -2,13 +2,13 @@ import type { Action } from '../../../shared/action';
 import { hasRef } from '../../../shared/action';
 import { checkAction } from '../../guard/guard';
 import type { PageRead } from '../../observe/page-read';
-import type { ActionOutcome } from '../outcomes';
+import type { ActionOutcome, RunEnding } from '../outcomes';
 import type { RunContext } from '../run-context';
 import { act } from './act';
 import { approvalStage } from './approval';
 import { codeAnswersStage } from './code-answers';
 import { doubleSubmitStage } from './double-submit';
-import { next, ran, type ActionStage, type PendingAction } from './pending-action';
+import { ended, next, ran, type ActionStage, type PendingAction } from './pending-action';
 
 /** A block stops the action here; a ref from another read goes back to the model as `unknown_ref`, an error it can act on, never a click. */
 const blockedStage: ActionStage = {
@@ -27,6 +27,11 @@ const blockedStage: ActionStage = {
  * in this folder exporting an `ActionStage`, and its line here.
  */
 const ACTION_STAGES: readonly ActionStage[] = [blockedStage, codeAnswersStage, approvalStage, doubleSubmitStage];
+
+/** How a run ends at a desk that lost its hold: nothing of it is written (the store refuses), the other desk drives it. */
+export function lostHold(run: RunContext): RunEnding {
+  return { status: 'interrupted', reason: `This desk lost its hold on run ${run.o.runId}: another desk took it over; this desk stopped without acting or writing` };
+}
 
 /**
  * One proposed action through guard → (done, fail, ask answered by code) → approval →
@@ -47,5 +52,7 @@ export async function runAction(action: Action, read: PageRead, moreTypingFollow
     if (result.kind !== 'next') return result;
     pending = result.pending;
   }
+  // Fencing: the last thing before the page is touched (an approval may have waited for minutes).
+  if (!(await run.stillHolds())) return ended(pending, { status: 'skipped', message: 'Not done: this desk lost its hold on the run (another desk took it over)' }, lostHold(run));
   return act(pending, run);
 }
