@@ -11,7 +11,7 @@ const MAX_DEPTH = 12;
 const MAX_SECTIONS = 4;
 
 /** Per-read memo of block labels and signatures (many controls share ancestors). */
-export interface SectionMemo {
+interface SectionMemo {
   labels: Map<Element, string>;
   signatures: Map<Element, string>;
   headings: Element[] | null;

@@ -13,7 +13,7 @@ export const PLAIN_FIELD = new RegExp(`^${NAME}$`);
 /** A field of a repeated group: `partners[0].full_name` (index 0–99). */
 const GROUP_PATH = new RegExp(`^(${NAME})\\[(\\d{1,2})\\]\\.(${NAME})$`);
 
-export interface GroupPath {
+interface GroupPath {
   group: string;
   /** The person's place in the group, from 0. */
   index: number;

@@ -33,6 +33,7 @@ export const TIERS = {
   'test/agent/guard/rules/off-host-frame.test.ts',
   'test/agent/guard/rules/off-host-link.test.ts',
   'test/agent/guard/rules/provenance.test.ts',
+  'test/agent/guard/rules/right-person.test.ts',
   'test/agent/guard/rules/risky-control.test.ts',
   'test/agent/guard/rules/risky-words.test.ts',
   'test/agent/guard/rules/unknown-ref.test.ts',

@@ -100,10 +100,9 @@ describe('the strict JSON Schema of a Turn', () => {
 
   it('round-trips the sample turns: the schema accepts them and zod parses them back unchanged', () => {
     for (const turn of SAMPLE_TURNS) {
-      // Strict mode sends every property: an optional one the turn leaves out comes as null (fill's format, select's look-up option).
-      const withNulls = (a: (typeof turn.actions)[number]) =>
-        a.type === 'fill' && a.format === undefined ? { ...a, format: null } : a.type === 'select' && a.option === undefined ? { ...a, option: null } : a;
-      const wire = JSON.parse(JSON.stringify({ ...turn, actions: turn.actions.map(withNulls) })) as unknown;
+      // Strict mode sends every property: an optional one the turn leaves out comes as null (fill's format, select's option).
+      const nulls = (a: (typeof turn.actions)[number]) => (a.type === 'fill' && a.format === undefined ? { ...a, format: null } : a.type === 'select' && a.option === undefined ? { ...a, option: null } : a);
+      const wire = JSON.parse(JSON.stringify({ ...turn, actions: turn.actions.map(nulls) })) as unknown;
       expect(valid(wire, schema), JSON.stringify(turn)).toBe(true);
       const parsed = parseStrictOutput(Turn, wire);
       expect(parsed.success).toBe(true);

@@ -90,6 +90,7 @@ export function renderControl(control: Control, context: RenderContext = {}): st
   if (control.nameSource === 'inferred') parts.push('name_inferred');
   if (control.nameSource === 'none') parts.push('unnamed');
   if (control.group) parts.push(`group=${quote(control.group)}`);
+  if (control.section) parts.push(`person=${quote(control.section.name || `block ${control.section.ordinal}`)}#${control.section.ordinal}`);
   if (control.expects) parts.push(`expects=${quote(control.expects)}`);
   if (control.href) {
     const local = localHref(control.href, context.pageUrl);
