@@ -59,7 +59,8 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
       step: step ?? run.state.step,
       request: redacted,
       ...(gated ? { action: gated.action, ...(gated.element ? { element: gated.element } : {}), ...(gated.reasoning ? { reasoning: run.secrets.redact(gated.reasoning) } : {}) } : {}),
-      verdict: gated && held.rule === 'gated-action' ? gated.verdict : { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
+      // Why the clerk is asked: the guard's verdict on the action (the request's own rule and reason are on `request`).
+      verdict: gated ? gated.verdict : { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
       // While the request is held the page may be mid-navigation, where a picture can hang: a short try, else the last one.
       screenshotBase64: Buffer.from((await run.screenshot(2_000)) ?? run.state.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
     }), expiresAt);

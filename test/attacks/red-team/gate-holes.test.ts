@@ -110,8 +110,10 @@ describe('the commit gate against the red team’s finds', () => {
     // The page's change lands exactly while the card is open (as a page timer would): the clerk
     // makes it from the page itself before answering. The request on the card already left the page.
     const clerk = new SlowClickClerk(async () => {
+      // The page's navigation is held at the gate, where an evaluate may wait for it: the change is made without waiting on it.
       const page = bench.browser.contexts().flatMap((c) => c.pages()).find((p) => p.url().includes('/plot/review'));
-      await page?.evaluate(() => void ((document.querySelector('form[action="/plot/lodge"]') as HTMLFormElement | null)?.setAttribute('action', '/plot/lodge?plot_site=Plot+99'))).catch(() => undefined);
+      const change = page?.evaluate(() => void (document.querySelector('form[action="/plot/lodge"]') as HTMLFormElement | null)?.setAttribute('action', '/plot/lodge?plot_site=Plot+99')).catch(() => undefined);
+      await Promise.race([change, new Promise((r) => setTimeout(r, 1_000))]);
     });
     const { result } = await bench.run({}, new ScriptPlanner([], 6), clerk);
     expect(clerk.clicks).toHaveLength(1);

@@ -48,6 +48,7 @@ export async function act(pending: PendingAction, run: RunContext): Promise<Acti
   }
   // The clerk's answer to the action's card at the gate is the action's approval in the step log.
   if (asked) p = { ...p, approval: { decision: asked.decision, by: asked.by, at, ...(asked.note !== undefined ? { note: asked.note } : {}) } };
+  else if (p.askAtGate) run.note('gated_action', `${describeAction(action, element)} sent no request that navigates or sends data while it ran: there was nothing to put to the clerk (${p.verdict.reason})`);
   const denial = takeDenial(state);
   if (denial) return ended(p, { status: 'denied', message: denial }, failed(denial));
   if (outcome.status === 'done' && action.type === 'click') await run.progress.clicked(control, read.observation);
