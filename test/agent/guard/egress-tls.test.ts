@@ -134,6 +134,11 @@ function profile(extra: Record<string, unknown> = {}): PortalProfile {
     allowedHosts: [PORTAL, UNTRUSTED, WRONG_NAME].map((h) => `${h}:${port}`),
     confirmation: { applicationNumberPattern: 'SE-\\d{6}', pageContains: 'Application received' },
     submitPaths: ['/apply/submit'],
+    // Default deny: the harmless ping and the echo socket are named, so their arriving proves the route was taken.
+    requestMap: [
+      { method: 'POST', path: '/beacon-ping', kind: 'save' },
+      { method: 'WEBSOCKET', path: '/echo', kind: 'lookup' },
+    ],
     ...extra,
   });
 }
