@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, writeSync } from 'node:fs';
+import { openRegularFile, readRegularFile } from '../base/regular-file';
 import { sha256Hex } from '../base/canonical-json';
 import { PortalDeskError } from '../base/portal-desk-error';
 import { anchorHead, type ChainRecordRef } from '../store';
@@ -65,7 +66,7 @@ export function parseHeadLog(text: string, path: string): HeadLogEntry[] {
 }
 
 export function readHeadLog(path: string): HeadLogEntry[] {
-  return parseHeadLog(readFileSync(path, 'utf8'), path);
+  return parseHeadLog(readRegularFile(path, 'head log'), path);
 }
 
 /**
@@ -108,7 +109,7 @@ export function appendHead(path: string, entry: Omit<HeadLogEntry, 'line' | 'lin
   if (/\s/.test(entry.runId) || /\s/.test(entry.status)) throw new HeadLogError(`a run id or status with spaces cannot go in the head log: ${entry.runId} ${entry.status}`);
   let existing = '';
   try {
-    existing = readFileSync(path, 'utf8');
+    existing = readRegularFile(path, 'head log');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -118,11 +119,11 @@ export function appendHead(path: string, entry: Omit<HeadLogEntry, 'line' | 'lin
   let fd: number;
   let fresh = false;
   try {
-    fd = openSync(path, 'wx', 0o600);
+    fd = openRegularFile(path, 'create', 'head log');
     fresh = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    fd = openSync(path, 'a', 0o600);
+    fd = openRegularFile(path, 'append', 'head log');
   }
   try {
     writeSync(fd, fresh ? HEAD_LOG_HEADER + line : line);

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { dataFolder, defaultVaultDir } from './data-folder';
 import { chooseKeySource, type KeyPreference } from './key-choice';
 import { keyId, rememberKey, type KeySource } from './key-source';
@@ -5,6 +6,7 @@ import { claimVault, readManifest } from './manifest';
 import { ensurePrivateDir } from './private-files';
 import { EncryptedLoginStateStore } from './login-state';
 import { Vault } from './vault';
+import { VaultError } from './vault-error';
 
 interface OpenVaultOptions {
   env?: NodeJS.ProcessEnv;
@@ -28,6 +30,7 @@ export async function openVault(options: OpenVaultOptions = {}): Promise<OpenedV
   const env = options.env ?? process.env;
   const dataDir = dataFolder(env);
   const dir = options.vaultDir ?? defaultVaultDir(dataDir);
+  refuseUnlessFolder(dir);
   const keySource = rememberKey(options.keySource ?? (await chooseKeySource({ vaultDir: dir, dataDir, env, prefer: options.prefer })));
   return {
     dir,
@@ -35,6 +38,20 @@ export async function openVault(options: OpenVaultOptions = {}): Promise<OpenedV
     vault: new Vault({ dir, keySource, now: options.now }),
     loginStates: new EncryptedLoginStateStore({ dir, keySource, now: options.now }),
   };
+}
+
+/** The vault's path is a folder of its own, or nothing yet: never a file, a device or a link followed elsewhere. */
+function refuseUnlessFolder(dir: string): void {
+  let stat;
+  try {
+    stat = lstatSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (stat.isDirectory()) return;
+  const kind = stat.isSymbolicLink() ? 'a symbolic link' : stat.isFile() ? 'a file' : 'not a folder';
+  throw new VaultError('not-a-folder', `The vault folder ${dir} is ${kind}; the vault keeps its records in a folder of its own there (move what is there away, or set PORTAL_DESK_HOME)`);
 }
 
 interface InitializedVault {

@@ -13,7 +13,8 @@ export type VaultProblem =
   | 'wrong-key' // a record or the vault was sealed with another key
   | 'tampered' // a record failed its integrity check
   | 'misplaced' // a record sits in the file of another client or portal
-  | 'damaged'; // a file the vault wrote can no longer be parsed
+  | 'damaged' // a file the vault wrote can no longer be parsed
+  | 'not-a-folder'; // the vault's path is a file, a link or a device, not a folder
 
 /** The vault refused; nothing was read or written. */
 export class VaultError extends PortalDeskError {

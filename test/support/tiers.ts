@@ -131,6 +131,7 @@ export const TIERS = {
   'test/cli/foreign-store-cli.test.ts',
   'test/cli/linear-pattern-cli.test.ts',
   'test/cli/one-run-per-client.test.ts',
+  'test/cli/path-arguments-cli.test.ts',
   'test/cli/prototype-keys-cli.test.ts',
   'test/console/clerk-day-e2e.test.ts',
   'test/console/console-e2e.test.ts',

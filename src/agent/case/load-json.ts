@@ -73,7 +73,7 @@ function refuseUnlessRegular(path: string, stat: Stats, what: string): void {
 }
 
 /** What a path that is not a regular file is, as a message names it ("a folder", "a named pipe (FIFO)"…). */
-export function fileKind(stat: Stats): string {
+function fileKind(stat: Stats): string {
   if (stat.isDirectory()) return 'a folder';
   if (stat.isFIFO()) return 'a named pipe (FIFO)';
   if (stat.isCharacterDevice()) return 'a character device';

@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   evidenceFromExport,
   finalScan,
@@ -19,7 +20,7 @@ import { loadPortalProfile } from '../../agent/case/portal-profiles';
 import { DemoLoader } from '../demo-portals';
 import { defaultDbPath, RunExportFormatError } from '../../store';
 import { dataFolder, defaultVaultDir, openVault } from '../../vault';
-import { parseCommandArgs } from '../args';
+import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { refuseUnlessRegularFile } from '../regular-file';
 import { openDeskStore } from '../store-opening';
@@ -127,11 +128,15 @@ async function loadEvidence(target: string, db: string | undefined, exportJson: 
 }
 
 function checkWritable(flag: string, path: string): void {
+  // The file is written beside itself and renamed into place (a link there is replaced, never followed), so its folder must be one.
+  const folder = dirname(path);
+  if (!existsSync(folder)) throw new UsageError(`--${flag} ${shownArg(path)}: there is no folder ${shownArg(folder)} to write it in`);
+  if (!statSync(folder).isDirectory()) throw new UsageError(`--${flag} ${shownArg(path)}: ${shownArg(folder)} is not a folder`);
   if (!existsSync(path)) return;
-  const stat = statSync(path);
+  const stat = lstatSync(path);
   if (stat.isDirectory()) throw new UsageError(`--${flag} ${path} is a folder; give a file name`);
   // A FIFO or a device would block the write or take the report somewhere no one reads it.
-  if (!stat.isFile()) throw new UsageError(`--${flag} ${path} is not a regular file; give a file name`);
+  if (!stat.isFile() && !stat.isSymbolicLink()) throw new UsageError(`--${flag} ${path} is not a regular file; give a file name`);
 }
 
 /**

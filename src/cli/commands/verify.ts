@@ -1,9 +1,11 @@
 import { appendHead, checkHeads, checkKeptFiles, HeadLogError, looksLikeExportFile, readHeadLog, readRunExportFile, type HeadLogEntry } from '../../audit';
 import { defaultDbPath, RunExportFormatError, verifyExport, type ChainRecordRef, type VerifyResult } from '../../store';
 import { dirname } from 'node:path';
+import { closeSync, existsSync } from 'node:fs';
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { refuseUnlessRegularFile } from '../regular-file';
+import { NotRegularFileError, openRegularFile } from '../../base/regular-file';
 import { openDeskStore } from '../store-opening';
 
 const HELP = `portal-desk verify RUN_ID... [--db PATH]
@@ -163,12 +165,15 @@ interface Anchors {
 
 function headOptions(heads: string | undefined, appendTo: string | undefined): Anchors {
   const anchors: Anchors = {};
-  if (appendTo !== undefined) anchors.appendTo = appendTo;
+  if (appendTo !== undefined) {
+    checkAppendable(appendTo);
+    anchors.appendTo = appendTo;
+  }
   if (heads === undefined) return anchors;
   try {
     anchors.log = { path: heads, entries: readHeadLog(heads) };
   } catch (err) {
-    if (err instanceof HeadLogError) throw new UsageError(err.message);
+    if (err instanceof HeadLogError || err instanceof NotRegularFileError) throw new UsageError(err.message);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no head log at ${shownArg(heads)}; give the file "verify --append-head" writes`);
     throw err;
   }
@@ -210,6 +215,20 @@ function againstHeadLog(runId: string, verdict: VerifyResult, records: readonly 
   };
 }
 
+/** `--append-head FILE` before anything runs: a regular file there (opened, never followed as a link), or none in a folder that exists. */
+function checkAppendable(path: string): void {
+  try {
+    closeSync(openRegularFile(path, 'append', 'head log'));
+  } catch (err) {
+    if (err instanceof NotRegularFileError) throw new UsageError(`--append-head: ${err.message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && existsSync(dirname(path))) return;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`--append-head: no folder ${shownArg(dirname(path))} to keep the head log ${shownArg(path)} in`);
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new UsageError(`--append-head: ${shownArg(path)} cannot be written (${code})`);
+    throw err;
+  }
+}
+
 function keepHead(path: string, runId: string, verdict: VerifyResult, records: readonly ChainRecordRef[], status: string): string {
   if (!verdict.ok) return `  head not appended to ${path}: the chain is broken`;
   if (!verdict.headHash) return `  head not appended to ${path}: the run has no records yet`;
@@ -217,7 +236,7 @@ function keepHead(path: string, runId: string, verdict: VerifyResult, records: r
     const line = appendHead(path, { keptAt: new Date().toISOString(), runId, records: records.length, head: verdict.headHash, status });
     return `  appended to the head log ${path}: ${line}`;
   } catch (err) {
-    if (err instanceof HeadLogError) return `  head not appended: ${err.message}`;
+    if (err instanceof HeadLogError || err instanceof NotRegularFileError) return `  head not appended: ${err.message}`;
     throw err;
   }
 }

@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO, runCli } from '../support/cli';
+
+/**
+ * Issue 29, item 7 (its path part): every path a person names is opened as the regular file or
+ * folder it must be. A FIFO or /dev/zero used to hang `verify --heads` and `--append-head`; an
+ * export into a missing folder and a vault folder that is a file exited 1 (the code for
+ * "tampered") with a raw errno line. Each is now one line, exit 2, nothing written and no hang
+ * (each process is killed after 30 s: a hang fails the test, it does not pass it).
+ */
+describe('path arguments (the CLI, as a real process)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pd-paths-'));
+  const fifo = join(dir, 'fifo');
+  const fifoExport = join(dir, 'run-export.json');
+  execFileSync('mkfifo', [fifo, fifoExport]);
+  const oneLine = (stderr: string) => stderr.trim().split('\n');
+
+  it.each([
+    ['--heads on /dev/zero', ['verify', 'run-1', '--heads', '/dev/zero'], /\/dev\/zero is a device; a head log is a regular file/],
+    ['--heads on a FIFO', ['verify', 'run-1', '--heads', fifo], /is a FIFO; a head log is a regular file/],
+    ['--append-head on a FIFO', ['verify', 'run-1', '--append-head', fifo], /--append-head: .* is a FIFO or a socket; a head log is a regular file/],
+    ['--append-head into a missing folder', ['verify', 'run-1', '--append-head', join(dir, 'no', 'heads.log')], /--append-head: no folder .* to keep the head log/],
+    ['an export file that is a FIFO', ['verify', fifoExport], /is a FIFO; a run export is a regular file/],
+    ['replay --export into a missing folder', ['replay', 'run-1', '--export', join(dir, 'missing', 'report.html')], /--export .*: there is no folder .* to write it in/],
+  ])('refuses %s in one line, exit 2, without hanging', { timeout: 60_000 }, async (_what, args, message) => {
+    const r = await runCli(args, { timeoutMs: 30_000 });
+    expect(r.signal, 'the command hung and was killed').toBeNull();
+    expect(r.code, r.stderr).toBe(2);
+    expect(oneLine(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('refuses a head log reached through a symbolic link (the link is not followed), and one that is a folder', { timeout: 60_000 }, async () => {
+    const real = join(dir, 'real-heads.log');
+    writeFileSync(real, '');
+    const link = join(dir, 'linked-heads.log');
+    symlinkSync(real, link);
+    const viaLink = await runCli(['verify', 'run-1', '--heads', link], { timeoutMs: 30_000 });
+    expect(viaLink.code).toBe(2);
+    expect(viaLink.stderr).toMatch(/is a symbolic link; give the head log itself/);
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder);
+    const asFolder = await runCli(['verify', 'run-1', '--append-head', folder], { timeoutMs: 30_000 });
+    expect(asFolder.code).toBe(2);
+    expect(asFolder.stderr).toMatch(/is a folder; a head log is a regular file/);
+    expect(readFileSync(real, 'utf8')).toBe('');
+  });
+
+  it('refuses a vault folder that is a file before anything runs: one line, exit 2, no store written', { timeout: 120_000 }, async () => {
+    const home = mkdtempSync(join(tmpdir(), 'pd-home-'));
+    writeFileSync(join(home, 'vault'), 'not a folder');
+    const db = join(dir, 'store.sqlite');
+    const r = await runCli(['run', '--case', join(REPO, 'resources/cases/shops-renewal-anand-bakery.json'), '--db', db, '--approve', 'none'], { env: { PORTAL_DESK_HOME: home }, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(2);
+    expect(oneLine(r.stderr)).toEqual([`portal-desk run: The vault folder ${join(home, 'vault')} is a file; the vault keeps its records in a folder of its own there (move what is there away, or set PORTAL_DESK_HOME)`]);
+    expect(existsSync(db)).toBe(false);
+    const list = await runCli(['vault', 'list'], { env: { PORTAL_DESK_HOME: home }, timeoutMs: 30_000 });
+    expect(list.code).toBe(2);
+    expect(list.stderr).toMatch(/The vault folder .* is a file/);
+  });
+});
