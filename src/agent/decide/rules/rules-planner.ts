@@ -51,7 +51,11 @@ export class RulesPlanner implements Planner {
    * been sent since (a click followed): a refused format is not typed again, and a box still marked
    * in error before the page was sent is not yet refused.
    */
-  private readonly typed = new Map<string, { texts: string[]; sent: boolean }>();
+  /**
+   * What was typed into each box (field|label), in order; `sent` once a click went after it;
+   * `again` once its last text was typed a second time after the portal refused it.
+   */
+  private readonly typed = new Map<string, { texts: string[]; sent: boolean; again?: boolean }>();
 
   constructor(private readonly profile: PortalProfile) {}
 
@@ -218,7 +222,15 @@ export class RulesPlanner implements Planner {
       // The portal refused what was typed: the next plausible format not yet tried (or, with none left, the clerk is asked).
       const candidates = control.inputType === 'date' ? [] : retryFormats(value, `${control.name} ${control.group ?? ''} ${field}`, format);
       const next = candidates.findIndex((f) => !typed.includes(f ? formatted(value, f) : value));
-      if (next < 0) return undefined;
+      if (next < 0) {
+        // Every plausible format was refused: the last one once more (a portal may refuse what it
+        // cannot check just now, "Enter it again"), and only then is the clerk asked.
+        if (entry!.again) return undefined;
+        const last = typed[typed.length - 1];
+        const lastFormat = candidates.find((f) => (f ? formatted(value, f) : value) === last) ?? (format && formatted(value, format) === last ? format : undefined);
+        this.typed.set(key, { texts: typed, sent: false, again: true });
+        return lastFormat ? { type: 'fill', ref: control.ref, field, format: lastFormat } : { type: 'fill', ref: control.ref, field };
+      }
       format = candidates[next];
     } else if (control.value !== undefined && typed.includes(control.value)) {
       return undefined;
@@ -244,7 +256,7 @@ export class RulesPlanner implements Planner {
       const value = this.valueOf(field);
       if (field === undefined || typeof value !== 'string' || Object.hasOwn(this.clerkFields, field)) continue;
       const entry = this.typed.get(`${field}|${control.name}`);
-      if (!entry?.sent) continue;
+      if (!entry?.sent || !entry.again) continue;
       const typed = entry.texts;
       const hinted = formatFor(value, [control.expects, control.name, control.group, ...errors]);
       const left = retryFormats(value, `${control.name} ${control.group ?? ''} ${field}`, hinted).filter((f) => !typed.includes(f ? formatted(value, f) : value));
