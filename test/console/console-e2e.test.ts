@@ -117,7 +117,9 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
       await shot('run-live');
       const card = page.locator('.approval-card');
       await card.waitFor({ timeout: RUN_MS });
-      await expectText(card.locator('.approval-element'), /Submit application/);
+      // One card read from the request the click sends: the action it is for, and the address the request goes to.
+      await expectText(card.locator('.approval-action').first(), /Submit application/);
+      await expectText(card.locator('.approval-address'), /\/apply\/submit/);
       await expectText(card.locator('.approval-reason'), /submit/i);
       await card.locator('.approval-shot img').waitFor({ state: 'visible' });
       expect(await page.locator('.status-header').getAttribute('data-status')).toBe('awaiting_approval');

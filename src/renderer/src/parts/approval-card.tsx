@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { describeAction } from '../../../shared/describe-action';
 import { cardValues, heldAddress, heldRequestLine, reviewDifferences, type ApprovalRequest, type HeldRequest } from '../../../shared/clerk';
 import { showInvisible } from '../../../shared/visible-text';
 import type { ApprovalDetail, ReviewRow } from '../../../shared/console-api';
@@ -84,7 +85,7 @@ export function ApprovalCard({
             <>
               {request.action && (
                 <p className="approval-action">
-                  The agent wants to <strong>{showInvisible(approvalSubject(request))}</strong> (step {request.step}); this is the request it sends, held until you answer.
+                  The agent wants to <strong>{showInvisible(describeAction(request.action, request.element))}</strong> (step {request.step}); this is the request it sends, held until you answer.
                 </p>
               )}
               <p className="approval-element approval-address">{heldAddress(request.request)}</p>
