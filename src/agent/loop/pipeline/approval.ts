@@ -19,12 +19,13 @@ export const approvalStage: ActionStage = {
   id: 'approval',
   async run(p, run) {
     if (p.verdict.verdict !== 'needs_approval') return next(p);
+    const state = run.state;
+    // The whole page the clerk is asked about, kept with the step (the first ask of a step, before anything runs:
+    // once a click's request is held at the gate the page is mid-navigation, where a picture may not come).
+    state.gatedFullPage ??= (await takePicture(run.o.page, 'full page')).png;
     if (ASKED_AT_THE_GATE.has(p.action.type)) return next({ ...p, askAtGate: true });
     const { action, element, verdict } = p;
     const { approvals, runId } = run.o;
-    const state = run.state;
-    // The whole page the clerk is asked about, kept with the step (the first ask of a step, before anything runs).
-    state.gatedFullPage ??= (await takePicture(run.o.page, 'full page')).png;
     await run.setStatus('awaiting_approval', `Waiting for approval: ${describeAction(action, element)} (${verdict.reason})`);
     const expiresAt = run.waitExpiry();
     const waited = await run.waitForClerk(`the approval card for ${describeAction(action, element)}`, async () => approvals.request({
