@@ -33,15 +33,15 @@ interface StepStart {
   screenshot: Uint8Array | null;
 }
 
+/** How often the time limit's watch reads the run's working time. */
+const DEADLINE_TICK_MS = 250;
+
 /**
  * The act–observe loop: observe → portal handlers → decide → action pipeline → record, until
  * the run is done with proof, fails, is blocked, or reaches its step cap or time limit. Code, not
  * the model, signs in, types one-time codes and decides what is allowed. The handlers and the
  * pipeline answer outcomes; this driver alone decides where and how a run ends.
  */
-/** How often the time limit's watch reads the run's working time. */
-const DEADLINE_TICK_MS = 250;
-
 export class RunLoop {
   private readonly ctx: RunContext;
   /** The page's own errors, kept with the step they happen in. */
