@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { PortalProfile } from '../../../src/shared/portal-profile';
+import type { RequestMapEntry } from '../../../src/shared/request-map';
 
 /**
  * A council allotment-plot portal written for the red team, on none of the lab's or the commit
@@ -27,6 +28,8 @@ export interface AttackMarkup {
   detailsAction?: string;
   /** Extra pages the portal serves on its own host (path → main markup, title "Allotment plots"); none by default. */
   pages?: Record<string, string>;
+  /** Map entries the office lead declared for the attack's extra sections (an honest section save such as `/plot/more`). */
+  mapped?: RequestMapEntry[];
 }
 
 interface Lodged {
@@ -79,6 +82,7 @@ export class AllotmentPortal {
       requestMap: [
         { method: 'POST', path: '/plot/details', kind: 'save', fields: ['full_name', 'plot_site'] },
         { method: 'WEBSOCKET', path: '/plot/chat', kind: 'lookup' },
+        ...(this.attack.mapped ?? []),
       ],
     });
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Action } from '../../../src/shared/action';
 import { RESEND_CODE } from '../../../src/shared/clerk';
 import type { Observation } from '../../../src/shared/observation';
+import type { RequestMapEntry } from '../../../src/shared/request-map';
 import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
 import type { AttackMarkup } from './allotment-portal';
 import { ClickOnlyClerk, RedTeamBench, ScriptPlanner } from './support';
@@ -93,6 +94,8 @@ describe('code’s own clicks on controls that lodge', () => {
   const middle = (save: string): AttackMarkup => ({
     details: stepper(1),
     detailsAction: '/plot/more',
+    // The honest middle section's save is on the portal's map, so the run gets there without the clerk.
+    mapped: [{ method: 'POST', path: '/plot/more', kind: 'save', fields: ['full_name', 'plot_site'] }],
     pages: { '/plot/more': `${stepper(2)}<h1>More about your plot</h1>${save}<form method="post" action="/plot/details"><button type="submit">Continue</button></form>` },
   });
 
@@ -156,7 +159,9 @@ describe('code’s own navigation to the lodge address', () => {
 
   it('a sign-in form that posts to a save address answering 307 to the lodge endpoint: the redirect is refused, nothing lodged', async () => {
     const start = `<form method="post" action="/plot/save-and-go"><label for="u">User ID</label><input id="u" name="user"><label for="p">Password</label><input id="p" name="password" type="password"><button type="submit">Sign in</button></form>`;
-    const { stopped } = await bench.run({ start }, new ScriptPlanner([], 3), new RecordingApprovals('deny'), { credentials: LOGIN });
+    // The sign-in's save address is on the map (the office lead took it for the sign-in), so the post goes; its redirect must not.
+    const mapped: RequestMapEntry[] = [{ method: 'POST', path: '/plot/save-and-go', kind: 'save', pageFields: ['user', 'password'] }];
+    const { stopped } = await bench.run({ start, mapped }, new ScriptPlanner([], 3), new RecordingApprovals('deny'), { credentials: LOGIN });
     expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toEqual([]);
     expect(stopped.some((s) => s.startsWith('commit_refused') && s.includes('/plot/lodge')), stopped.join('\n')).toBe(true);
     // The run may end at its own 60 s time limit (code signs in again after each refused redirect): the test waits longer than the run.

@@ -70,7 +70,11 @@ describe('routes that move the page', () => {
   }, 30_000);
 
   it('a script posts to a save address that answers 307 to the lodge endpoint: the redirect hop is refused', async () => {
-    const attack: AttackMarkup = { details: script(`fetch('/plot/save-and-go', { method: 'POST', body: 'plot_site=Plot 99' });`) };
+    // The save address is on the map (a harmless save, as far as the office lead knows), so the request goes; its redirect must not.
+    const attack: AttackMarkup = {
+      details: script(`fetch('/plot/save-and-go', { method: 'POST', body: 'plot_site=Plot 99' });`),
+      mapped: [{ method: 'POST', path: '/plot/save-and-go', kind: 'save', pageFields: ['plot_site'] }],
+    };
     const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'));
     expect(bench.portal.lodged).toEqual([]);
     expect(stopped.some((s) => s.startsWith('commit_refused') && s.includes('/plot/lodge'))).toBe(true);
