@@ -66,6 +66,13 @@ export class BerthPortal {
       confirmation: { applicationNumberPattern: 'BRT-\\d{6}', pageContains: 'Application filed' },
       finalReviewPatterns: ['Check before filing'],
       submitPaths: ['/berth/file'],
+      // Default deny: the two section saves go without the clerk. The office lead took the hidden
+      // fields a "Your berth" form carries for the portal's own (so a value no case field gave can
+      // reach the portal by a free save, and only the filing's card can show it).
+      requestMap: [
+        { method: 'POST', path: '/berth/about-you', kind: 'save', fields: ['skipper_name', 'vessel_name'] },
+        { method: 'POST', path: '/berth/your-berth', kind: 'save', fields: ['home_port', ...Object.keys(this.attack.berthHidden ?? {})], pageFields: Object.keys(this.attack.berthHidden ?? {}) },
+      ],
     });
   }
 
