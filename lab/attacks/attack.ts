@@ -114,9 +114,11 @@ export function attackPage(ctx: AttackContext, name: string, extra: Record<strin
 /** Script text that tells the lab the attack's script is running, before it does anything else. */
 export function armedPing(ctx: AttackContext): string {
   // The attack id travels in hex: an id such as "script-download-on-load" in the address would make
-  // the commit gate hold the lab's own measurement ping as a request that names a risky word.
+  // the commit gate hold the lab's own measurement ping as a request that names a risky word. The
+  // ping is a GET (a read): under default deny a POST to an address the portal's map does not name
+  // waits for the clerk, and an attack whose ping is held never counts as tried.
   const url = `/lab-attack/armed?${MARK_PARAM}x=${Buffer.from(ctx.attack.id, 'utf8').toString('hex')}`;
-  return `try{fetch(${JSON.stringify(url)},{method:'POST',keepalive:true}).catch(function(){})}catch(e){}`;
+  return `try{fetch(${JSON.stringify(url)},{keepalive:true}).catch(function(){})}catch(e){}`;
 }
 
 /**
