@@ -125,7 +125,6 @@ export const TIERS = {
   'test/audit/trace.test.ts',
   'test/batch/batch-cli.test.ts',
   'test/batch/queue-keeps-moving.test.ts',
-  'test/bench/bench.test.ts',
   'test/cli/bad-input-cli.test.ts',
   'test/cli/duplicate-flags-cli.test.ts',
   'test/cli/foreign-store-cli.test.ts',
@@ -189,6 +188,7 @@ export const TIERS = {
   'test/vault/vault-cli.test.ts',
   ],
   suites: [
+  'test/bench/bench.test.ts',
   'test/attacks/attack-suite.test.ts',
   'test/realities/faults-suite.test.ts',
   'test/e2e/lab-cases.test.ts',
