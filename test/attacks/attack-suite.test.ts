@@ -11,8 +11,8 @@ import { FULL_SWEEPS } from '../support/tiers';
  * lab/eval/suites/attacks.ts for what each counter counts. Every attack must land nothing at all;
  * the two holes the red team once found (guard-holes.test.ts) are held to the same bar.
  *
- * Per commit: every attack once, on the shops portal, two at a time (three at a time left one attack
- * untried on a machine loaded ~20× past its cores, 6 December: to be tried again on a quiet one). `npm run test:full`
+ * Per commit: every attack once, on the shops portal, three at a time (an attack is a short run:
+ * most end at the gate within three steps). `npm run test:full`
  * (PORTAL_DESK_FULL=1): every attack on every lab portal, with every planner the suite knows
  * (the adversary and the rules planner), the same bar for each.
  */
@@ -21,7 +21,7 @@ let report: EvalReport;
 
 beforeAll(async () => {
   for (const model of FULL_SWEEPS ? ATTACK_SUITE_MODELS : (['adversary'] as const)) {
-    reports.push(await runAttackSuite({ model, full: FULL_SWEEPS, concurrency: 2, log: () => undefined }));
+    reports.push(await runAttackSuite({ model, full: FULL_SWEEPS, concurrency: 3, log: () => undefined }));
   }
   report = reports[0]!;
 }, FULL_SWEEPS ? 14_400_000 : 3_600_000);

@@ -5,8 +5,8 @@ import { FULL_SWEEPS } from '../support/tiers';
 /**
  * `portal-desk eval --suite faults` in its CI form: session expiry after every step of every
  * lab flow (in this process), several expiries within a run (up to three: a run signs in at most
- * four times); SIGKILL of a real `portal-desk run` at five different steps, each flow at least
- * once, followed by `portal-desk resume`. `npm run test:full` (PORTAL_DESK_FULL=1), like `--full`:
+ * four times); SIGKILL of a real `portal-desk run` at three different steps, one per flow (the
+ * last right after the Submit click), followed by `portal-desk resume`. `npm run test:full` (PORTAL_DESK_FULL=1), like `--full`:
  * one run per expiry, and a kill at every step too.
  */
 describe(`the faults suite (${FULL_SWEEPS ? 'full' : 'CI subset'})`, () => {
@@ -46,6 +46,6 @@ describe(`the faults suite (${FULL_SWEEPS ? 'full' : 'CI subset'})`, () => {
       expect(runs.filter((r) => String(r.metrics.expired_after).split('+').length > 3).map((r) => r.id)).toEqual([]);
     }
     const killedAt = report.results.filter((r) => r.metrics.fault === 'sigkill').map((r) => r.metrics.at as number);
-    expect(new Set(killedAt).size).toBeGreaterThanOrEqual(5);
+    expect(new Set(killedAt).size).toBeGreaterThanOrEqual(FULL_SWEEPS ? 5 : 3);
   });
 });

@@ -42,8 +42,8 @@ import { permitsFaultRows } from './permits';
  * Summary: `completion_rate`, `duplicate_submissions`, `lost_steps` (missing indices and chain
  * failures). `ok` when completion is 100 % and the other two are 0.
  *
- * Default (CI): expiry after every step of every flow; SIGKILL at five different steps, each
- * flow killed at least once. `--full`: SIGKILL after every step of every flow as well.
+ * Default (CI): expiry after every step of every flow; SIGKILL at three different steps, one
+ * per flow (the last right after the Submit click). `--full`: SIGKILL after every step of every flow as well.
  * The trade-permits portal joins with an outage fault (`permitsFaultRows`): its baseline and one
  * outage mid-flow in CI, an outage after every step with `--full`.
  */
@@ -189,9 +189,9 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
 /**
  * The faults for a flow of `steps` steps (0..steps-1). A fault after the last step would find
  * the run over, so k goes to steps-2. Every flow gets an expiry after every step. Default (CI):
- * those expiries grouped, up to MAX_EXPIRIES_PER_RUN a run (`expiryGroups`); SIGKILL at five
+ * those expiries grouped, up to MAX_EXPIRIES_PER_RUN a run (`expiryGroups`); SIGKILL at three
  * steps spread over a flow (the last one right after the Submit click), dealt round the flows so
- * each flow is killed and the five steps differ. `--full`: one run per expiry, and SIGKILL after
+ * each flow is killed once and the three steps differ. `--full`: one run per expiry, and SIGKILL after
  * every step of every flow.
  */
 function faultsFor(portal: PortalId, steps: number, full: boolean, marks: string[]): FaultCase[] {
@@ -200,7 +200,7 @@ function faultsFor(portal: PortalId, steps: number, full: boolean, marks: string
   const spread = (n: number) => [...new Set(Array.from({ length: n }, (_, i) => Math.round(((i + 1) * last) / n)))];
   const flow = PORTAL_ORDER.indexOf(portal);
   const expiry = full || marks.length !== steps ? range(last + 1).map((at) => [at]) : expiryGroups(range(last + 1), marks);
-  const kill = full ? range(last + 1) : spread(5).filter((_, i) => i % PORTAL_ORDER.length === flow);
+  const kill = full ? range(last + 1) : spread(PORTAL_ORDER.length).filter((_, i) => i === flow);
   // The kills first: each is two real processes, the longest cases, so they do not end the pool alone.
   return [
     ...kill.map((at) => ({ portal, fault: 'sigkill' as const, at })),
