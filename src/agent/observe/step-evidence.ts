@@ -87,10 +87,20 @@ type Picture = { png: Uint8Array; problem?: undefined } | { png: null; problem: 
  * answered, never thrown: a picture must not end a run.
  */
 export async function takePicture(page: Page, kind: 'after' | 'full page', timeoutMs = 10_000): Promise<Picture> {
-  if (page.isClosed()) return { png: null, problem: `${kind} picture not taken: the page was closed` };
-  try {
-    return { png: await page.screenshot({ type: 'png', fullPage: kind === 'full page', mask: maskedInputs(page), timeout: timeoutMs }) };
-  } catch (err) {
-    return { png: null, problem: `${kind} picture not taken: ${(err as Error).message.split('\n')[0]}` };
+  const started = performance.now();
+  let problem = '';
+  // A page that navigates under the picture (the submission's answer arriving as the step ends)
+  // destroys the document the masks were found in: the picture is taken again of the new one.
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    if (page.isClosed()) return { png: null, problem: `${kind} picture not taken: the page was closed` };
+    const left = Math.max(1, timeoutMs - (performance.now() - started));
+    try {
+      return { png: await page.screenshot({ type: 'png', fullPage: kind === 'full page', mask: maskedInputs(page), timeout: left }) };
+    } catch (err) {
+      problem = (err as Error).message.split('\n')[0] ?? String(err);
+      if (!/context was destroyed|navigat/i.test(problem)) break;
+      await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, timeoutMs - (performance.now() - started)) }).catch(() => undefined);
+    }
   }
+  return { png: null, problem: `${kind} picture not taken: ${problem}` };
 }
