@@ -276,7 +276,7 @@ describe('a clerk’s day in the console', { retry: 0 }, () => {
       const runId = await startCase('shops-renewal-meera-kulkarni');
       const card = page.getByRole('region', { name: 'Approval needed' });
       await card.waitFor({ timeout: RUN_MS });
-      await expectText(card.locator('.approval-element'), /Submit application/);
+      await expectText(card.locator('.approval-action').first(), /Submit application/);
       // The table of what will be submitted: every row compared with the case, none differing.
       const table = card.getByLabel('Values about to be submitted');
       await table.waitFor({ timeout: 30_000 });

@@ -130,7 +130,7 @@ describe('the day’s queue in the browser console', { retry: 0 }, () => {
           await waiting.first().click();
           const card = page.locator('.approval-card');
           await card.waitFor({ timeout: 30_000 });
-          await expectText(card.locator('.approval-element'), /Submit/);
+          await expectText(card.locator('.approval-action').first(), /Submit/);
           await page.keyboard.press('a');
           await card.waitFor({ state: 'detached', timeout: 60_000 });
           await runsTab();

@@ -30,6 +30,8 @@ export function ApprovalCard({
   const viewport = request.screenshotBase64 ? `data:image/png;base64,${request.screenshotBase64}` : null;
   const shot = fullPage ?? viewport;
   const hasFullPage = !!detail?.fullPage;
+  // What the final-review page says will be submitted, beside the case: from the step's page read, or from the held request's own.
+  const reviewRows = detail?.review ?? request.request?.review ?? [];
   const load = useRef(loadPicture);
   load.current = loadPicture;
 
@@ -124,7 +126,7 @@ export function ApprovalCard({
             <span className="label">Why it asks</span> {request.verdict.reason}
             <span className="rule"> · guard rule “{request.verdict.rule}”</span>
           </p>
-          {detail?.review && <ReviewTable rows={detail.review} />}
+          {reviewRows.length > 0 && <ReviewTable rows={reviewRows} />}
           <label className="note">
             Note for the record (optional) <span className="hint-inline">— Alt+A approves, Alt+D denies from here</span>
             <input value={note} maxLength={500} onChange={(e) => setNote(e.target.value)} placeholder="e.g. checked with the client by phone" />
@@ -233,24 +235,19 @@ function CarriedValues({ request }: { request: Pick<HeldRequest, 'values'> }) {
 
 /** A submission's review page beside the case: the rows that differ, named before the clerk approves. */
 function ReviewDifferences({ request }: { request: Pick<HeldRequest, 'review'> }) {
-  if (!request.review || request.review.length === 0) return null;
   const differences = reviewDifferences(request);
+  // Every row is in the table below (ReviewTable); the differences are said first, in words.
+  if (differences.length === 0) return null;
   return (
-    <div className="review-values" aria-label="The review page beside the case">
-      {differences.length === 0 ? (
-        <p className="label">The review page shows {request.review.length} values; all match the case.</p>
-      ) : (
-        <>
-          <p className="label">
-            <strong className="review-alert">The review page differs from the case in {differences.length} value{differences.length === 1 ? '' : 's'}</strong> — the portal would file these:
-          </p>
-          <ul className="review-differences">
-            {differences.map((line, i) => (
-              <li key={i}>{line}</li>
-            ))}
-          </ul>
-        </>
-      )}
+    <div className="review-differences-box" aria-label="Where the review page differs from the case">
+      <p className="label">
+        <strong className="review-alert">The review page differs from the case in {differences.length} value{differences.length === 1 ? '' : 's'}</strong> — the portal would file these:
+      </p>
+      <ul className="review-differences">
+        {differences.map((line, i) => (
+          <li key={i}>{line}</li>
+        ))}
+      </ul>
     </div>
   );
 }
