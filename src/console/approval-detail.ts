@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { compareWithCase } from '../agent/portal/review-values';
+import { compareWithCase, reviewRowsOnPage } from '../agent/portal/review-values';
 import type { CaseFile } from '../shared/case-file';
 import type { ReviewRow } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
@@ -36,48 +36,11 @@ async function fullPagePicture(page: Page, timeout: number): Promise<Buffer | nu
   }
 }
 
-interface PageRow {
-  label: string;
-  value: string;
-  /** The heading the row sits under ("Partner 2"): on a page that lists several people, whose row it is. */
-  section?: string;
-}
-
-/** The label/value rows of a review page: `<dt>`/`<dd>` pairs and table rows headed by a `<th>`. */
-async function pageRows(page: Page): Promise<{ lines: string[]; rows: PageRow[] }> {
-  return page.evaluate(() => {
-    const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
-    const headings = Array.from(document.querySelectorAll('h2, h3, h4, caption, legend'));
-    // The last heading before the row in document order: on a page listing several people, whose row it is.
-    const sectionOf = (el: Element): { section?: string } => {
-      let found: Element | undefined;
-      for (const h of headings) {
-        if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) found = h;
-        else break;
-      }
-      const t = found ? text(found).slice(0, 120) : '';
-      return t ? { section: t } : {};
-    };
-    const rows: { label: string; value: string; section?: string }[] = [];
-    for (const dt of Array.from(document.querySelectorAll('dt'))) {
-      let dd = dt.nextElementSibling;
-      while (dd && dd.tagName !== 'DD' && dd.tagName !== 'DT') dd = dd.nextElementSibling;
-      if (dd && dd.tagName === 'DD') rows.push({ label: text(dt), value: text(dd), ...sectionOf(dt) });
-    }
-    for (const tr of Array.from(document.querySelectorAll('tr'))) {
-      const th = tr.querySelector(':scope > th');
-      const td = tr.querySelector(':scope > td');
-      if (th && td && tr.closest('thead') === null) rows.push({ label: text(th), value: text(td), ...sectionOf(tr) });
-    }
-    const lines = [document.title, ...Array.from(document.querySelectorAll('h1, h2')).map((h) => text(h))];
-    return { lines, rows: rows.slice(0, 200) };
-  });
-}
 
 async function reviewRows(page: Page, profile: PortalProfile, caseFile: CaseFile, clerkValues: Record<string, string>, timeout: number): Promise<ReviewRow[] | null> {
-  let read: { lines: string[]; rows: PageRow[] };
+  let read: Awaited<ReturnType<typeof reviewRowsOnPage>>;
   try {
-    read = await withTimeout(pageRows(page), timeout);
+    read = await withTimeout(reviewRowsOnPage(page), timeout);
   } catch {
     return null;
   }

@@ -707,22 +707,24 @@ export class ConsoleService {
   /** The clerk's approval gate for a run, which also reads what the approval will do (the whole page, a review page's values) for the card. */
   private approvalsFor(): ApprovalGate {
     return {
-      request: (req) => {
+      request: ({ fullPageBase64, ...req }) => {
+        // The whole page stays here (the card loads it by its own call); the card itself goes to the clerk.
         const answer = this.desk.request(req);
-        void this.readApprovalDetail(req);
+        void this.readApprovalDetail(req, fullPageBase64 ? Buffer.from(fullPageBase64, 'base64') : null);
         return answer;
       },
     };
   }
 
-  private async readApprovalDetail(req: ApprovalRequest): Promise<void> {
+  private async readApprovalDetail(req: ApprovalRequest, gatedFullPage: Buffer | null): Promise<void> {
     const live = this.live.get(req.runId);
     if (!live?.page) return;
     const run = await this.store.getRun(req.runId).catch(() => null);
     const clerkValues = run ? ((JSON.parse(run.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {}) : {};
     const reading = await readApproval(live.page, live.profile, live.caseFile, clerkValues);
     if (this.desk.pendingApproval(req.runId)?.step !== req.step) return;
-    live.approval = { step: req.step, review: reading.review, fullPagePng: reading.fullPagePng };
+    // The run's own whole-page picture (taken before the action, the page steady) comes first; mid-navigation the console's may not come.
+    live.approval = { step: req.step, review: reading.review ?? req.request?.review ?? null, fullPagePng: gatedFullPage ?? reading.fullPagePng };
     await this.emitRun(req.runId);
   }
 

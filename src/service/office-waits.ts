@@ -163,7 +163,7 @@ export class OfficeWaits {
   approvals(desk: WaitingDesk): ApprovalGate {
     return {
       request: async (req: ApprovalRequest) => {
-        const { screenshotBase64: _picture, ...prompt } = req;
+        const { screenshotBase64: _picture, fullPageBase64: _whole, ...prompt } = req;
         const answer = await this.wait(desk, req.runId, req.step, 'approval', prompt, false);
         return ApprovalDecision.parse(answer);
       },

@@ -120,6 +120,11 @@ export const ApprovalRequest = z.object({
   reasoningFrom: z.literal('route').optional(),
   /** PNG of the page when the approval was asked for, base64 (for the approval card). */
   screenshotBase64: z.string().optional(),
+  /**
+   * PNG of the whole page as the clerk is asked (the gated step's picture, taken before the action
+   * ran), base64. The console keeps it for the card's scrolling picture and never sends it on.
+   */
+  fullPageBase64: z.string().optional(),
   /** When the wait for the clerk runs out (ISO time): the card and the queue count down to it; run out, nothing is sent and the run stops resumable. */
   expiresAt: z.string().optional(),
 });

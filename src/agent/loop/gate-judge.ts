@@ -63,6 +63,7 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
       verdict: gated ? gated.verdict : { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
       // While the request is held the page may be mid-navigation, where a picture can hang: a short try, else the last one.
       screenshotBase64: Buffer.from((await run.screenshot(2_000)) ?? run.state.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
+      ...(run.state.gatedFullPage ? { fullPageBase64: Buffer.from(run.state.gatedFullPage).toString('base64') } : {}),
     }), expiresAt);
     // Run out, the request is not sent (the gate refuses what nobody approved); the run stops resumable.
     if (waited.kind === 'expired') return { decision: 'deny', by: 'no answer (the wait ran out)' };

@@ -8,7 +8,7 @@ import { egressLockOf } from '../guard/browser';
 import type { PageRead } from '../observe/page-read';
 import { PageErrorLog, takePicture } from '../observe/step-evidence';
 import { isFinalReviewPage } from '../portal/page-kind';
-import { reviewedValues } from '../portal/review-values';
+import { reviewedOnPage, reviewedValues } from '../portal/review-values';
 import { applicationNumbersIn, proofOnPage, type DoneProof } from './done-proof';
 import { judgeGate, takeDenial } from './gate-judge';
 import { PORTAL_HANDLERS, type PortalTurn } from './handlers';
@@ -191,7 +191,8 @@ export class RunLoop {
     const finalReview = isFinalReviewPage(observation, o.profile);
     o.gate.setPage({ finalReview });
     // What the portal says it will file, beside the case: named on the card of the request that leaves this page.
-    state.review = finalReview ? reviewedValues(observation, o.caseFile, state.clerkValues) : null;
+    // Rows with "Change" links come from the observation; a review page that lists them otherwise (a plain `<dl>` or table) is read from the page itself.
+    state.review = finalReview ? (reviewedValues(observation, o.caseFile, state.clerkValues) ?? (await reviewedOnPage(o.page, o.caseFile, state.clerkValues))) : null;
     if (o.gate.submissionsSent === 0) for (const number of applicationNumbersIn(observation, o.profile)) state.numbersBeforeSubmission.add(number);
 
     let proof: Promise<DoneProof> | undefined;

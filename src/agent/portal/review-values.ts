@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { caseFieldNames, fieldForPerson, normaliseLabel } from '../decide/rules/field-names';
 import { reviewPage } from '../decide/anthropic/page-block';
 import { ordinalOf } from '../../shared/case-groups';
@@ -23,6 +24,46 @@ export function reviewedValues(observation: Observation, caseFile: Pick<CaseFile
   const rows = reviewPage(observation, observation.text)?.rows;
   if (!rows || rows.length === 0) return null;
   return compareWithCase(rows, caseFile, clerkValues);
+}
+
+/** The label/value rows of a review page read from the live page: `<dt>`/`<dd>` pairs and table rows headed by a `<th>` (and the title and top headings, to tell a review page). */
+export async function reviewRowsOnPage(page: Page): Promise<{ lines: string[]; rows: PageRow[] }> {
+  return page.evaluate(() => {
+    const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const headings = Array.from(document.querySelectorAll('h2, h3, h4, caption, legend'));
+    // The last heading before the row in document order: on a page listing several people, whose row it is.
+    const sectionOf = (el: Element): { section?: string } => {
+      let found: Element | undefined;
+      for (const h of headings) {
+        if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) found = h;
+        else break;
+      }
+      const t = found ? text(found).slice(0, 120) : '';
+      return t ? { section: t } : {};
+    };
+    const rows: { label: string; value: string; section?: string }[] = [];
+    for (const dt of Array.from(document.querySelectorAll('dt'))) {
+      let dd = dt.nextElementSibling;
+      while (dd && dd.tagName !== 'DD' && dd.tagName !== 'DT') dd = dd.nextElementSibling;
+      if (dd && dd.tagName === 'DD') rows.push({ label: text(dt), value: text(dd), ...sectionOf(dt) });
+    }
+    for (const tr of Array.from(document.querySelectorAll('tr'))) {
+      const th = tr.querySelector(':scope > th');
+      const td = tr.querySelector(':scope > td');
+      if (th && td && tr.closest('thead') === null) rows.push({ label: text(th), value: text(td), ...sectionOf(tr) });
+    }
+    const lines = [document.title, ...Array.from(document.querySelectorAll('h1, h2')).map((h) => text(h))];
+    return { lines, rows: rows.slice(0, 200) };
+  });
+}
+
+/** The review rows read from the live page beside the case; null when it shows none or cannot be read within `timeoutMs`. */
+export async function reviewedOnPage(page: Page, caseFile: Pick<CaseFile, 'fields' | 'aliases' | 'declarations'>, clerkValues: Record<string, string> = {}, timeoutMs = 4_000): Promise<ReviewRow[] | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const rows = await Promise.race([reviewRowsOnPage(page).then((r) => r.rows), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)))])
+    .catch(() => null)
+    .finally(() => clearTimeout(timer));
+  return rows && rows.length > 0 ? compareWithCase(rows, caseFile, clerkValues) : null;
 }
 
 /**

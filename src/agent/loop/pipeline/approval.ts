@@ -37,6 +37,7 @@ export const approvalStage: ActionStage = {
       verdict,
       ...(state.turnReasoning ? { reasoning: run.secrets.redact(state.turnReasoning), ...(state.turnSource === 'route' ? { reasoningFrom: 'route' as const } : {}) } : {}),
       screenshotBase64: Buffer.from((await run.screenshot()) ?? new Uint8Array()).toString('base64') || undefined,
+      ...(state.gatedFullPage ? { fullPageBase64: Buffer.from(state.gatedFullPage).toString('base64') } : {}),
     }), expiresAt);
     if (waited.kind === 'expired') {
       // Nobody decided: the action is not taken, no approval is written, and the run stops resumable.
