@@ -314,19 +314,23 @@ export class PgStore implements Store {
     return r.rows[0] ? progressFromRow(r.rows[0]) : null;
   }
 
-  async saveProgress(input: ProgressRecord): Promise<void> {
+  /** Fenced by the writing run (`runId`): refused, nothing written, when this desk's hold on it is stale. */
+  async saveProgress(input: ProgressRecord, runId?: string): Promise<void> {
     const p = ProgressRecord.parse(input);
-    this.secrets.check(p, null, `the progress of ${p.clientId} on ${p.portal} (${p.task})`);
+    this.secrets.check(p, runId ?? null, `the progress of ${p.clientId} on ${p.portal} (${p.task})`);
     this.writable();
-    await this.pool.query(
-      `INSERT INTO progress (client_id, portal, task, case_id, sections_done, draft_id, application_number, submit_attempted_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (client_id, portal, task) DO UPDATE SET
-         case_id = excluded.case_id, sections_done = excluded.sections_done, draft_id = excluded.draft_id,
-         application_number = excluded.application_number, submit_attempted_at = excluded.submit_attempted_at,
-         updated_at = excluded.updated_at`,
-      [p.clientId, p.portal, p.task, p.caseId, JSON.stringify(p.sectionsDone), p.draftId ?? null, p.applicationNumber ?? null, p.submitAttemptedAt ?? null, p.updatedAt],
-    );
+    await this.tx(async (c) => {
+      if (runId !== undefined) await this.fencedRun(c, runId);
+      await c.query(
+        `INSERT INTO progress (client_id, portal, task, case_id, sections_done, draft_id, application_number, submit_attempted_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (client_id, portal, task) DO UPDATE SET
+           case_id = excluded.case_id, sections_done = excluded.sections_done, draft_id = excluded.draft_id,
+           application_number = excluded.application_number, submit_attempted_at = excluded.submit_attempted_at,
+           updated_at = excluded.updated_at`,
+        [p.clientId, p.portal, p.task, p.caseId, JSON.stringify(p.sectionsDone), p.draftId ?? null, p.applicationNumber ?? null, p.submitAttemptedAt ?? null, p.updatedAt],
+      );
+    });
   }
 
   // ---- Replay and audit ----------------------------------------------------------------------
