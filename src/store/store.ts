@@ -194,6 +194,18 @@ export class Store implements RunRecorder {
     if (checked.status && FINAL_STATUSES.includes(checked.status)) this.secrets.release(runId);
   }
 
+  /** See Store.resumeRun: the run's own liveness, the client's lock and the status change in one transaction. */
+  async resumeRun(runId: string, reason: string): Promise<void> {
+    const patch = RunPatch.parse({ status: 'running', reason });
+    this.db.transaction(() => {
+      const row = this.requireRun(runId);
+      const ownerAlive = row.owner_token === this.ownerToken || (row.owner_pid !== null && row.owner_pid !== process.pid && processIsAlive(row.owner_pid));
+      if (LIVE_STATUSES.includes(row.status as RunStatus) && ownerAlive) throw new ClientBusyError(row.client_id, row.portal, row, runId);
+      this.refuseBusyClient(row.client_id, row.portal, runId);
+      this.updateRunTx(runId, patch);
+    }).immediate();
+  }
+
   async getRun(runId: string): Promise<RunRecord | null> {
     const row = this.sql.runRow.get(runId) as RunRow | undefined;
     return row ? runFromRow(row) : null;
