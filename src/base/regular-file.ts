@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { PortalDeskError } from './portal-desk-error';
 
 /**
@@ -10,7 +11,18 @@ import { PortalDeskError } from './portal-desk-error';
  */
 export class NotRegularFileError extends PortalDeskError {}
 
-const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW, O_NONBLOCK } = constants;
+/** A path under a root (a case folder, a cases folder) that leads out of it: by `..`, as an absolute path, or through a symbolic link. */
+export class OutsideRootError extends PortalDeskError {
+  constructor(
+    message: string,
+    /** A symbolic link on the way pointed out of the root. */
+    readonly throughLink: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
 const FLAGS = {
   read: O_RDONLY,
@@ -43,6 +55,90 @@ export function openRegularFile(path: string, mode: OpenMode, what: string): num
     throw new NotRegularFileError(`${shown(path)} is ${kindOf(stat)}; a ${what} is a regular file`);
   }
   return fd;
+}
+
+/** Links followed on the way to one file, at most (as the kernel's own limit). */
+const MAX_LINKS = 40;
+/** Where the kernel names an open descriptor: a component opened under it is looked up in that very folder. */
+const FD_FOLDER = '/proc/self/fd';
+
+/**
+ * Opens `relativePath` under the folder `root` one component at a time, never letting a path
+ * swapped for a link between a check and an open lead out of the root: each component is opened
+ * without following a link (O_NOFOLLOW) in the folder opened just before it, through its
+ * descriptor (`/proc/self/fd/N/name`), so a folder on the way swapped for a link after it was
+ * opened changes nothing. A symbolic link met on the way is read and followed only while it stays
+ * under the root (its target's components are opened the same way); `..` above the root, an
+ * absolute path, or a link out of it throws OutsideRootError. What was opened is then checked:
+ * a regular file (`file`) or a folder (`folder`), else NotRegularFileError; a missing component
+ * throws the usual ENOENT. Answers the open descriptor and the name of the last component.
+ * Where the system has no `/proc/self/fd`, the folders are reached by path, each still opened
+ * without following a link.
+ */
+export function openBeneath(root: string, relativePath: string, kind: 'file' | 'folder', what: string): { fd: number; name: string } {
+  if (isAbsolute(relativePath)) throw new OutsideRootError(`${shown(relativePath)} is an absolute path; a ${what} is named inside its folder`, false);
+  const realRoot = realpathSync(root);
+  const byDescriptor = existsSync(FD_FOLDER);
+  const folders: Array<{ fd: number; path: string }> = [{ fd: openSync(realRoot, O_RDONLY | O_DIRECTORY), path: realRoot }];
+  const pending = components(relativePath);
+  let name = '';
+  let links = 0;
+  try {
+    for (;;) {
+      const part = pending.shift();
+      if (part === undefined) break;
+      if (part === '..') {
+        if (folders.length === 1) throw new OutsideRootError(`${shown(relativePath)} leads out of its folder`, links > 0);
+        closeSync(folders.pop()!.fd);
+        continue;
+      }
+      const top = folders.at(-1)!;
+      const here = byDescriptor ? `${FD_FOLDER}/${top.fd}/${part}` : join(top.path, part);
+      const last = pending.length === 0;
+      let fd: number;
+      try {
+        fd = openSync(here, last && kind === 'file' ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK : O_RDONLY | O_NOFOLLOW | O_DIRECTORY);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if ((code !== 'ELOOP' && code !== 'ENOTDIR') || !lstatSync(here).isSymbolicLink()) {
+          if (code === 'ENOTDIR') throw new NotRegularFileError(`${shown(relativePath)}: ${shown(part)} is not a folder`);
+          throw err;
+        }
+        // A link: its target is taken apart and opened the same way, from the folder it sits in (or from the root).
+        if (++links > MAX_LINKS) throw new NotRegularFileError(`${shown(relativePath)} goes through more than ${MAX_LINKS} symbolic links`);
+        const target = readlinkSync(here);
+        if (isAbsolute(target)) {
+          const inRoot = relative(realRoot, target);
+          if (inRoot === '..' || inRoot.startsWith(`..${sep}`) || isAbsolute(inRoot)) throw new OutsideRootError(`${shown(relativePath)} leads out of its folder through a symbolic link`, true);
+          while (folders.length > 1) closeSync(folders.pop()!.fd);
+          pending.unshift(...components(inRoot));
+        } else {
+          pending.unshift(...components(target));
+        }
+        continue;
+      }
+      if (last) {
+        name = part;
+        folders.push({ fd, path: join(top.path, part) });
+        break;
+      }
+      folders.push({ fd, path: join(top.path, part) });
+    }
+    const opened = folders.at(-1)!;
+    if (folders.length === 1 && kind === 'file') throw new NotRegularFileError(`${shown(relativePath)} is the folder itself; a ${what} is a regular file`);
+    const stat = fstatSync(opened.fd);
+    if (kind === 'file' && !stat.isFile()) throw new NotRegularFileError(`${shown(relativePath)} is ${kindOf(stat)}; a ${what} is a regular file`);
+    if (kind === 'folder' && !stat.isDirectory()) throw new NotRegularFileError(`${shown(relativePath)} is ${kindOf(stat)}; a ${what} is a folder`);
+    // The opened one is the caller's now; the folders above it are closed below.
+    folders.pop();
+    return { fd: opened.fd, name };
+  } finally {
+    for (const f of folders) closeSync(f.fd);
+  }
+}
+
+function components(path: string): string[] {
+  return path.split(/[\\/]+/).filter((part) => part !== '' && part !== '.');
 }
 
 /** The whole text of a regular file, read through one descriptor (at most `maxBytes`). */

@@ -1,6 +1,7 @@
-import { readdirSync, statSync } from 'node:fs';
+import { closeSync, readdirSync } from 'node:fs';
+import { openBeneath } from '../base/regular-file';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { loadCaseFile } from '../agent/case/case-files';
+import { loadCaseFileUnder } from '../agent/case/case-files';
 import { readConfigText } from '../agent/case/load-json';
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile } from '../agent/case/portal-profiles';
@@ -25,7 +26,7 @@ export function listCaseFiles(casesDir: string, portalFolders: string[]): CaseSu
 function summarise(casesDir: string, file: string, portalFolders: string[]): CaseSummary {
   const path = join(casesDir, file);
   try {
-    const caseFile = loadCaseFile(path);
+    const caseFile = loadCaseFileUnder(casesDir, file);
     const summary = { file, caseId: caseFile.caseId, clientId: caseFile.clientId, portal: caseFile.portal, task: caseFile.task, displayName: displayNameOf(caseFile) };
     try {
       loadPortalProfile(caseFile.portal, portalFolders);
@@ -66,7 +67,10 @@ export function displayNameOf(caseFile: Pick<CaseFile, 'clientId' | 'fields'>): 
   return caseFile.clientId;
 }
 
-/** Loads one case file named relative to the cases folder; refuses anything outside it. */
+/**
+ * Loads one case file named relative to the cases folder; refuses anything outside it. The file is
+ * opened one component at a time under the folder, no link followed out of it (loadCaseFileUnder).
+ */
 export function loadCaseFromFolder(casesDir: string, file: string): CaseFile {
   const root = resolve(casesDir);
   const path = resolve(root, file);
@@ -74,7 +78,7 @@ export function loadCaseFromFolder(casesDir: string, file: string): CaseFile {
   if (!file.endsWith('.json') || inside.startsWith('..') || isAbsolute(inside)) {
     throw new Error(`"${file}" is not a case file in the cases folder ${root}`);
   }
-  return loadCaseFile(path);
+  return loadCaseFileUnder(root, inside);
 }
 
 /** A folder named relative to the cases folder ('' is the folder itself), as an absolute path; null when it is outside it or not a folder. */
@@ -84,7 +88,9 @@ export function resolveInFolder(casesDir: string, folder: string): string | null
   const inside = relative(root, path);
   if (inside.startsWith('..') || isAbsolute(inside)) return null;
   try {
-    return statSync(path).isDirectory() ? path : null;
+    // Opened component by component under the cases folder: a link out of it is not a folder in it.
+    closeSync(openBeneath(root, inside, 'folder', 'folder').fd);
+    return path;
   } catch {
     return null;
   }

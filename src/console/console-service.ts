@@ -27,7 +27,7 @@ import {
 import { FINAL_STATUSES, ZERO_USAGE, type RunRecord } from '../shared/run';
 import { newRunId } from '../agent/loop/run-id';
 import { runBatch, type BatchEntry, type BatchRun } from '../service/batch';
-import { loadBatchEntries } from '../service/batch-entries';
+import { readdirSync } from 'node:fs';
 import type { CaseExecutor } from '../service/office-queue';
 import { bindDemo, type DemoPortals } from '../service/demo-portals';
 import { createPlanner } from '../service/planners';
@@ -625,10 +625,11 @@ export class ConsoleService {
     const path = resolveInFolder(this.options.casesDir, folder);
     if (!path) throw new ConsoleRequestError(`"${folder}" is not a folder in the cases folder`);
     const prefix = folder.replace(/\/+$/, '');
-    return loadBatchEntries([path]).map((entry) => {
-      const source = `${prefix ? `${prefix}/` : ''}${entry.source.replace(/^.*[\\/]/, '')}`;
-      return 'problem' in entry ? { source, problem: entry.problem.replace(entry.source, source) } : { source, caseFile: entry.caseFile };
-    });
+    // Each case file read under the cases folder, as a single file is (no link followed out of it).
+    return readdirSync(path)
+      .filter((name) => name.endsWith('.json'))
+      .sort()
+      .map((name) => this.fileEntry(`${prefix ? `${prefix}/` : ''}${name}`));
   }
 
   /** One case of the office queue, run in this console as a live run (the office worker holds the client's lock meanwhile). */

@@ -30,23 +30,27 @@ export async function executeReadRun(services: RunServices, request: RunRequest)
     if (!existing) throw new Error(`No run ${runId} in the store`);
     if (FINAL_STATUSES.includes(existing.status)) throw new Error(`Run ${runId} is already ${existing.status} (${existing.reason ?? 'no reason recorded'}); a final run is not resumed.`);
     firstStep = existing.stepCount;
-    await store.updateRun(runId, { status: 'running', reason: `Resumed at step ${firstStep}` });
+    // The same client+portal lock as a new run: a second resume of it, or beside a live run of the client, is refused.
+    await store.resumeRun(runId, `Resumed at step ${firstStep}`);
   } else {
     runId = request.newRunId ?? newRunId();
-    await store.createRun({
-      id: runId,
-      caseId: caseFile.caseId,
-      clientId: caseFile.clientId,
-      portal: caseFile.portal,
-      task: caseFile.task,
-      planner: extractor.kind === 'model' ? 'anthropic' : 'rules',
-      approveMode: request.approveMode,
-      status: 'running',
-      reason: `Starting a read-only ${kind} task`,
-      caseJson: JSON.stringify({ caseFile, profile, planner: request.planner, layout: request.layout }),
-      layout: request.layout,
-      startedAt: new Date().toISOString(),
-    });
+    await store.createRun(
+      {
+        id: runId,
+        caseId: caseFile.caseId,
+        clientId: caseFile.clientId,
+        portal: caseFile.portal,
+        task: caseFile.task,
+        planner: extractor.kind === 'model' ? 'anthropic' : 'rules',
+        approveMode: request.approveMode,
+        status: 'running',
+        reason: `Starting a read-only ${kind} task`,
+        caseJson: JSON.stringify({ caseFile, profile, planner: request.planner, layout: request.layout }),
+        layout: request.layout,
+        startedAt: new Date().toISOString(),
+      },
+      { oneLivePerClient: true },
+    );
   }
 
   const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);

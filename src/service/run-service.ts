@@ -101,7 +101,8 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     }
     firstStep = existing.stepCount;
     clerkValues = (JSON.parse(existing.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {};
-    await store.updateRun(runId, { status: 'running', reason: `Resumed at step ${firstStep}` });
+    // The same client+portal lock as a new run: a second resume of it, or beside a live run of the client, is refused.
+    await store.resumeRun(runId, `Resumed at step ${firstStep}`);
   } else {
     runId = request.newRunId ?? newRunId();
     await store.createRun(newRunRecord(runId, request, planner.id), { oneLivePerClient: true });

@@ -56,7 +56,7 @@ export class RunTrace {
       getRun: (runId) => inner.getRun(runId),
       listSteps: (runId) => inner.listSteps(runId),
       getProgress: (clientId, portal, task) => inner.getProgress(clientId, portal, task),
-      saveProgress: (progress) => inner.saveProgress(progress),
+      saveProgress: (progress, runId) => inner.saveProgress(progress, runId),
       ...(inner.holds ? { holds: (runId: string) => inner.holds!(runId) } : {}),
       registerSecret: (secret, runId) => {
         this.secrets.add(secret);

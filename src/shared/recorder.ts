@@ -32,7 +32,11 @@ export interface RunRecorder {
   getRun(runId: string): Promise<RunRecord | null>;
   listSteps(runId: string): Promise<StepRecord[]>;
   getProgress(clientId: string, portal: string, task: string): Promise<ProgressRecord | null>;
-  saveProgress(progress: ProgressRecord): Promise<void>;
+  /**
+   * `runId`: the run that writes the record. Its write is fenced like the run's own: refused, with
+   * nothing written, when this desk's hold on that run is stale (another desk took it over).
+   */
+  saveProgress(progress: ProgressRecord, runId?: string): Promise<void>;
   /** A value that must never be written (a password, a one-time code): the recorder refuses records holding it. */
   registerSecret(secret: string, runId: string): void;
   /**

@@ -8,9 +8,13 @@ import { PortalDeskError } from '../base/portal-desk-error';
  * transaction, so two processes starting at the same moment cannot both pass it.
  */
 export class ClientBusyError extends PortalDeskError {
-  constructor(clientId: string, portal: string, holder: { id: string; owner_pid: number | null }) {
+  /** `resuming`: the run being resumed, when the live run found is that run itself (a second `resume` of it). */
+  constructor(clientId: string, portal: string, holder: { id: string; owner_pid: number | null }, resuming?: string) {
+    const by = holder.owner_pid !== null ? ` by process ${holder.owner_pid}` : ' by another process';
     super(
-      `client ${clientId} on portal ${portal} is being run already (run ${holder.id}${holder.owner_pid !== null ? `, process ${holder.owner_pid}` : ''}); nothing ran. Wait for it to end, or resume that run.`,
+      holder.id === resuming
+        ? `run ${holder.id} (client ${clientId} on portal ${portal}) is being run already${by}; nothing ran. Resume it only after that process has stopped.`
+        : `client ${clientId} on portal ${portal} is being run already (run ${holder.id}${holder.owner_pid !== null ? `, process ${holder.owner_pid}` : ''}); nothing ran. Wait for it to end, or resume that run.`,
     );
   }
 }

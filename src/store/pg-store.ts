@@ -292,6 +292,19 @@ export class PgStore implements Store {
     });
   }
 
+  /** See Store.resumeRun: the client's lock, the run's row lock, its liveness and the status change in one transaction. */
+  async resumeRun(runId: string, reason: string): Promise<void> {
+    const patch = RunPatch.parse({ status: 'running', reason });
+    this.writable();
+    await this.tx(async (c) => {
+      const found = await this.requireRun(c, runId);
+      await this.refuseBusyClient(c, found.client_id, found.portal, runId);
+      const row = await this.lockRun(c, runId);
+      if (LIVE_STATUSES.includes(row.status as RunStatus) && !this.ownerGone(row)) throw new ClientBusyError(row.client_id, row.portal, row, runId);
+      await this.updateRunTx(c, runId, patch);
+    });
+  }
+
   async updateRun(runId: string, patch: Partial<Pick<RunRecord, 'status' | 'reason' | 'applicationNumber' | 'endedAt' | 'caseJson' | 'model'>> & { trace?: TraceRecord }): Promise<void> {
     const checked = RunPatch.parse(patch);
     this.secrets.check(checked, runId, `an update of run ${runId}`);
@@ -314,19 +327,23 @@ export class PgStore implements Store {
     return r.rows[0] ? progressFromRow(r.rows[0]) : null;
   }
 
-  async saveProgress(input: ProgressRecord): Promise<void> {
+  /** Fenced by the writing run (`runId`): refused, nothing written, when this desk's hold on it is stale. */
+  async saveProgress(input: ProgressRecord, runId?: string): Promise<void> {
     const p = ProgressRecord.parse(input);
-    this.secrets.check(p, null, `the progress of ${p.clientId} on ${p.portal} (${p.task})`);
+    this.secrets.check(p, runId ?? null, `the progress of ${p.clientId} on ${p.portal} (${p.task})`);
     this.writable();
-    await this.pool.query(
-      `INSERT INTO progress (client_id, portal, task, case_id, sections_done, draft_id, application_number, submit_attempted_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (client_id, portal, task) DO UPDATE SET
-         case_id = excluded.case_id, sections_done = excluded.sections_done, draft_id = excluded.draft_id,
-         application_number = excluded.application_number, submit_attempted_at = excluded.submit_attempted_at,
-         updated_at = excluded.updated_at`,
-      [p.clientId, p.portal, p.task, p.caseId, JSON.stringify(p.sectionsDone), p.draftId ?? null, p.applicationNumber ?? null, p.submitAttemptedAt ?? null, p.updatedAt],
-    );
+    await this.tx(async (c) => {
+      if (runId !== undefined) await this.fencedRun(c, runId);
+      await c.query(
+        `INSERT INTO progress (client_id, portal, task, case_id, sections_done, draft_id, application_number, submit_attempted_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (client_id, portal, task) DO UPDATE SET
+           case_id = excluded.case_id, sections_done = excluded.sections_done, draft_id = excluded.draft_id,
+           application_number = excluded.application_number, submit_attempted_at = excluded.submit_attempted_at,
+           updated_at = excluded.updated_at`,
+        [p.clientId, p.portal, p.task, p.caseId, JSON.stringify(p.sectionsDone), p.draftId ?? null, p.applicationNumber ?? null, p.submitAttemptedAt ?? null, p.updatedAt],
+      );
+    });
   }
 
   // ---- Replay and audit ----------------------------------------------------------------------
@@ -704,11 +721,13 @@ export class PgStore implements Store {
   private async refuseBusyClient(c: Client, clientId: string, portal: string, runId: string): Promise<void> {
     await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CLIENT_LOCK_SPACE, `${clientId}/${portal}`]);
     const live = await c.query<PgRunRow>('SELECT * FROM runs WHERE client_id = $1 AND portal = $2 AND status = ANY($3::text[]) AND id <> $4', [clientId, portal, [...LIVE_STATUSES], runId]);
-    for (const row of live.rows) {
-      const here = row.owner_host === this.host || row.owner_host === null;
-      const gone = here && row.owner_token !== this.ownerToken && row.owner_pid !== null && row.owner_pid !== process.pid && !processIsAlive(row.owner_pid);
-      if (!gone) throw new ClientBusyError(clientId, portal, row);
-    }
+    for (const row of live.rows) if (!this.ownerGone(row)) throw new ClientBusyError(clientId, portal, row);
+  }
+
+  /** A live run's process is known to be gone: it ran on this machine, not in this store, and its process is not there. */
+  private ownerGone(row: PgRunRow): boolean {
+    const here = row.owner_host === this.host || row.owner_host === null;
+    return here && row.owner_token !== this.ownerToken && row.owner_pid !== null && row.owner_pid !== process.pid && !processIsAlive(row.owner_pid);
   }
 
   /** Whether this store still holds the run (no other desk took it since this one last wrote it). */

@@ -31,6 +31,13 @@ export interface Store extends RunRecorder {
   getScreenshot(sha256: string): Promise<Uint8Array | null>;
   approvals(runId: string): Promise<ApprovalEntry[]>;
   auditTrail(runId: string): Promise<RunEvent[]>;
+  /**
+   * Takes a run that is not final up again (`running`, with `reason`) under the same lock as a new
+   * run: refused with ClientBusyError, nothing written, while the run itself or another run of its
+   * client on its portal is live under a process still there. The check and the write are one
+   * transaction, so of two resumes at the same moment one goes on and the other is refused.
+   */
+  resumeRun(runId: string, reason: string): Promise<void>;
   /** Marks runs left live by a process of this desk that is gone as `interrupted`; returns their ids. */
   markInterrupted(): Promise<string[]>;
   verifyRun(runId: string, options?: { onRecord?: (record: ChainRecordRef) => void }): Promise<VerifyResult>;

@@ -194,6 +194,18 @@ export class Store implements RunRecorder {
     if (checked.status && FINAL_STATUSES.includes(checked.status)) this.secrets.release(runId);
   }
 
+  /** See Store.resumeRun: the run's own liveness, the client's lock and the status change in one transaction. */
+  async resumeRun(runId: string, reason: string): Promise<void> {
+    const patch = RunPatch.parse({ status: 'running', reason });
+    this.db.transaction(() => {
+      const row = this.requireRun(runId);
+      const ownerAlive = row.owner_token === this.ownerToken || (row.owner_pid !== null && row.owner_pid !== process.pid && processIsAlive(row.owner_pid));
+      if (LIVE_STATUSES.includes(row.status as RunStatus) && ownerAlive) throw new ClientBusyError(row.client_id, row.portal, row, runId);
+      this.refuseBusyClient(row.client_id, row.portal, runId);
+      this.updateRunTx(runId, patch);
+    }).immediate();
+  }
+
   async getRun(runId: string): Promise<RunRecord | null> {
     const row = this.sql.runRow.get(runId) as RunRow | undefined;
     return row ? runFromRow(row) : null;
@@ -209,20 +221,24 @@ export class Store implements RunRecorder {
     return row ? progressFromRow(row) : null;
   }
 
-  async saveProgress(input: ProgressRecord): Promise<void> {
+  /** Fenced by the writing run (`runId`): refused, nothing written, when this store's hold on it is stale. */
+  async saveProgress(input: ProgressRecord, runId?: string): Promise<void> {
     const p = ProgressRecord.parse(input);
-    this.secrets.check(p, null, `the progress of ${p.clientId} on ${p.portal} (${p.task})`);
-    this.sql.upsertProgress.run({
-      client_id: p.clientId,
-      portal: p.portal,
-      task: p.task,
-      case_id: p.caseId,
-      sections_done: JSON.stringify(p.sectionsDone),
-      draft_id: p.draftId ?? null,
-      application_number: p.applicationNumber ?? null,
-      submit_attempted_at: p.submitAttemptedAt ?? null,
-      updated_at: p.updatedAt,
-    });
+    this.secrets.check(p, runId ?? null, `the progress of ${p.clientId} on ${p.portal} (${p.task})`);
+    this.db.transaction(() => {
+      if (runId !== undefined) this.fencedRun(runId);
+      this.sql.upsertProgress.run({
+        client_id: p.clientId,
+        portal: p.portal,
+        task: p.task,
+        case_id: p.caseId,
+        sections_done: JSON.stringify(p.sectionsDone),
+        draft_id: p.draftId ?? null,
+        application_number: p.applicationNumber ?? null,
+        submit_attempted_at: p.submitAttemptedAt ?? null,
+        updated_at: p.updatedAt,
+      });
+    }).immediate();
   }
 
   // ---- Replay and audit ----------------------------------------------------------------------
@@ -359,14 +375,17 @@ export class Store implements RunRecorder {
   /** Keeps a planner call's raw request/response for debugging (outside the chain; purged with the run). */
   async recordModelPayload(runId: string, stepIndex: number, payload: ModelPayload): Promise<void> {
     this.secrets.check(payload, runId, `the model payload of step ${stepIndex} of run ${runId}`);
-    this.fencedRun(runId);
-    this.sql.upsertPayload.run({
-      run_id: runId,
-      idx: stepIndex,
-      request: canonicalJson(payload.request ?? null),
-      response: payload.response === undefined ? null : canonicalJson(payload.response),
-      at: this.now().toISOString(),
-    });
+    // The hold's check and the write are one transaction, as for a step.
+    this.db.transaction(() => {
+      this.fencedRun(runId);
+      this.sql.upsertPayload.run({
+        run_id: runId,
+        idx: stepIndex,
+        request: canonicalJson(payload.request ?? null),
+        response: payload.response === undefined ? null : canonicalJson(payload.response),
+        at: this.now().toISOString(),
+      });
+    }).immediate();
   }
 
   async getModelPayload(runId: string, stepIndex: number): Promise<ModelPayload | null> {

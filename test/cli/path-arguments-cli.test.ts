@@ -1,8 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readCaseDocument } from '../../src/agent/case/documents';
+import { loadCaseFromFolder } from '../../src/console/case-folder';
 import { REPO, runCli } from '../support/cli';
 
 /**
@@ -61,5 +63,70 @@ describe('path arguments (the CLI, as a real process)', () => {
     const list = await runCli(['vault', 'list'], { env: { PORTAL_DESK_HOME: home }, timeoutMs: 30_000 });
     expect(list.code).toBe(2);
     expect(list.stderr).toMatch(/The vault folder .* is a file/);
+  });
+});
+
+/**
+ * Issue 29, the cases folder and documents: a path under a root is opened one component at a
+ * time, never following a link out of it. Another process swaps a subfolder of the cases folder
+ * for a link to a folder outside, back and forth as fast as it can, while this one reads a
+ * document through that subfolder 20,000 times (and a case file 5,000 times): every read gives the file
+ * inside or is refused; none gives the file outside (the old check-then-open gave 9 in 20,000).
+ */
+describe('the cases folder and case documents under a folder swapped for a link', () => {
+  it('never reads a file outside its folder, whatever is swapped during the read', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pd-swap-'));
+    const cases = join(dir, 'cases');
+    const outside = join(dir, 'outside');
+    mkdirSync(join(cases, 'sub'), { recursive: true });
+    mkdirSync(outside);
+    const caseJson = (clientId: string) => JSON.stringify({ caseId: 'swap-1', clientId, portal: 'docs', task: 'licence', fields: { business_name: 'Anand Bakery' } });
+    writeFileSync(join(cases, 'sub', 'a.pdf'), '%PDF inside');
+    writeFileSync(join(cases, 'sub', 'a.json'), caseJson('inside-client'));
+    writeFileSync(join(outside, 'a.pdf'), '%PDF outside: another client');
+    writeFileSync(join(outside, 'a.json'), caseJson('outside-client'));
+    symlinkSync(outside, join(cases, 'link'));
+    const swapper = spawn(
+      process.execPath,
+      ['-e', "const fs = require('fs'); const d = process.argv[1]; process.stdout.write('ready\\n'); for (;;) { fs.renameSync(d + '/sub', d + '/real'); fs.renameSync(d + '/link', d + '/sub'); fs.renameSync(d + '/sub', d + '/link'); fs.renameSync(d + '/real', d + '/sub'); }", cases],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve) => swapper.stdout.once('data', () => resolve()));
+      const documents = { inside: 0, outside: 0, refused: 0 };
+      const caseFiles = { inside: 0, outside: 0, refused: 0 };
+      for (let i = 0; i < 20_000; i++) {
+        const read = readCaseDocument({ folder: cases, documents: { permit: 'sub/a.pdf' } }, 'permit');
+        if (!read.ok) documents.refused += 1;
+        else if (read.document.bytes.toString() === '%PDF inside') documents.inside += 1;
+        else documents.outside += 1;
+        // A case file is parsed and validated too: every fourth turn keeps the test short.
+        if (i % 4 !== 0) continue;
+        try {
+          const loaded = loadCaseFromFolder(cases, 'sub/a.json');
+          if (loaded.clientId === 'inside-client') caseFiles.inside += 1;
+          else caseFiles.outside += 1;
+        } catch {
+          caseFiles.refused += 1;
+        }
+      }
+      expect(documents.outside, JSON.stringify(documents)).toBe(0);
+      expect(caseFiles.outside, JSON.stringify(caseFiles)).toBe(0);
+      // The swaps did not stop the reads: the file inside was read, and refused mid-swap too.
+      expect(documents.inside).toBeGreaterThan(0);
+      expect(caseFiles.inside).toBeGreaterThan(0);
+      expect(documents.refused + caseFiles.refused).toBeGreaterThan(0);
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+  });
+
+  it('`console --cases` names a folder: a file there is refused in one line, exit 2, before anything starts', { timeout: 60_000 }, async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pd-cases-')), 'cases.json');
+    writeFileSync(file, '{}');
+    const r = await runCli(['console', '--browser', '--no-open', '--cases', file], { timeoutMs: 30_000 });
+    expect(r.signal, 'the command hung and was killed').toBeNull();
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`portal-desk console: --cases: ${file} is not a folder; the cases folder is a folder of case files`]);
   });
 });

@@ -39,7 +39,7 @@ describe('a model endpoint that never answers (the real SDK, the real CLI)', () 
     expect(requests).toBeGreaterThanOrEqual(1);
     const summary = JSON.parse(r.stdout);
     expect(summary.status).toBe('interrupted');
-    expect(summary.reason).toMatch(/^Time limit reached \(30 s\) while waiting for the planner \(anthropic[^)]*\) at step \d+; nothing more was done/);
+    expect(summary.reason).toMatch(/^Time limit reached \(30 s of working time[^)]*\) while waiting for the planner \(anthropic[^)]*\) at step \d+; nothing more was done/);
     // Lab start-up and the browser take a few seconds; the SDK's own timeout (minutes) never came into it.
     expect(took).toBeLessThan(75_000);
     const store = openStore(db);

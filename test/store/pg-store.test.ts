@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { openConfiguredStore, openPgStore, openStore, PgStore, SqliteStore, StoreOpenError, LATEST_SCHEMA_VERSION } from '../../src/store';
 import { MIGRATIONS } from '../../src/store/migrations';
 import { PG_MIGRATIONS } from '../../src/store/pg-migrations';
-import { skipPostgres, storeTarget } from './backends';
+import { eachStore, skipPostgres, storeTarget } from './backends';
 import { buildStep, newRun, tempDbPath } from './fixtures';
 
 /** What only the PostgreSQL store has to show: its schema history, opening, and several desks on one database. */
@@ -97,5 +97,27 @@ describe('fencing on one SQLite file (a desk and a second process resuming its r
       first.close();
       second.close();
     }
+  });
+});
+
+eachStore('fencing reaches every write of a run, not only its steps', (kind) => {
+  it('a desk whose run another desk took writes no progress record and no model payload for it', async () => {
+    const target = await storeTarget(kind);
+    const [first, second] = [await target.open(), await target.open()];
+    const runId = 'run-2026-03-02-a1';
+    const progress = { clientId: 'lakshmi-stores', portal: 'shops', task: 'shop-registration-renewal', caseId: 'C-2026-0142', sectionsDone: ['business'], updatedAt: '2026-03-02T09:00:00.000Z' };
+    await first.createRun(newRun());
+    await first.saveProgress(progress, runId);
+    // The second desk resumes the run: its first write takes the hold (the lease epoch moves on).
+    await second.updateRun(runId, { status: 'running', reason: 'Resumed at step 0' });
+    await expect(first.saveProgress({ ...progress, sectionsDone: ['business', 'owner'], draftId: 'D-1', updatedAt: '2026-03-02T09:05:00.000Z' }, runId)).rejects.toThrow(/lease epoch 1\) was taken over \(epoch 2 now\); it stopped and wrote nothing/);
+    await expect(first.recordModelPayload(runId, 0, { request: { note: 'a stale desk' }, response: null })).rejects.toThrow(/was taken over/);
+    expect(await second.getProgress(progress.clientId, progress.portal, progress.task)).toEqual(progress);
+    expect(await second.getModelPayload(runId, 0)).toBeNull();
+    // The desk that holds the run writes both.
+    await second.saveProgress({ ...progress, draftId: 'D-2' }, runId);
+    await second.recordModelPayload(runId, 0, { request: { note: 'the holding desk' }, response: null });
+    expect((await first.getProgress(progress.clientId, progress.portal, progress.task))?.draftId).toBe('D-2');
+    expect(await first.getModelPayload(runId, 0)).toMatchObject({ request: { note: 'the holding desk' } });
   });
 });

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
-import { basename, extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { closeSync, fstatSync, readSync, realpathSync } from 'node:fs';
+import { extname, isAbsolute } from 'node:path';
 import { sha256Hex } from '../../base/canonical-json';
+import { NotRegularFileError, openBeneath, OutsideRootError } from '../../base/regular-file';
 import type { CaseFile } from '../../shared/case-file';
 
 /** The kinds of file a portal is sent: scans and photos of documents. By extension, with the type the upload declares. */
@@ -32,8 +33,8 @@ type DocumentCheck = { ok: true; document: CaseDocument } | { ok: false; reason:
  * list, a case read without its folder, a path that leaves the folder (`..`, an absolute path, a
  * symbolic link anywhere on the way that points out of it), anything but a regular file, an
  * extension not in {@link DOCUMENT_TYPES}, an empty file or one over {@link MAX_DOCUMENT_BYTES}.
- * The file is opened without following a last symlink and checked again on the handle, so what is
- * hashed is what is read.
+ * The file is opened one component at a time under the case folder (`openBeneath`), no link
+ * followed out of it, and checked on the handle, so what is hashed is what is read.
  */
 export function readCaseDocument(caseFile: Pick<CaseFile, 'documents' | 'folder'>, name: string): DocumentCheck {
   const documents = caseFile.documents ?? {};
@@ -52,31 +53,28 @@ export function readCaseDocument(caseFile: Pick<CaseFile, 'documents' | 'folder'
   if (isAbsolute(relativePath) || relativePath.split(/[\\/]/).includes('..')) {
     return { ok: false, reason: `document "${name}" (${relativePath.slice(0, 120)}) is outside the case folder` };
   }
-  const wanted = resolve(folder, relativePath);
-  if (!inside(folder, wanted)) return { ok: false, reason: `document "${name}" (${relativePath.slice(0, 120)}) is outside the case folder` };
-  let real: string;
-  try {
-    real = realpathSync(wanted);
-  } catch {
-    return { ok: false, reason: `document "${name}": there is no file ${relativePath.slice(0, 120)} in the case folder` };
-  }
-  if (!inside(folder, real)) {
-    return { ok: false, reason: `document "${name}" (${relativePath.slice(0, 120)}) leads out of the case folder through a symbolic link` };
-  }
-  const type = DOCUMENT_TYPES[extname(real).toLowerCase()];
-  if (!type) {
-    return { ok: false, reason: `document "${name}" is a ${extname(real) || 'file without an extension'}; only ${Object.keys(DOCUMENT_TYPES).join(', ')} files are attached` };
-  }
+  // Opened one component at a time under the case folder, no link followed out of it: a folder on
+  // the way swapped for a link between a check and the open cannot lead anywhere else.
   let fd: number;
+  let file: string;
   try {
-    if (!lstatSync(real).isFile()) return { ok: false, reason: `document "${name}" is not a regular file` };
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    ({ fd, name: file } = openBeneath(folder, relativePath, 'file', 'document'));
   } catch (err) {
-    return { ok: false, reason: `document "${name}" cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+    if (err instanceof OutsideRootError) {
+      return { ok: false, reason: `document "${name}" (${relativePath.slice(0, 120)}) ${err.throughLink ? 'leads out of the case folder through a symbolic link' : 'is outside the case folder'}` };
+    }
+    if (err instanceof NotRegularFileError) return { ok: false, reason: `document "${name}" is not a regular file` };
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { ok: false, reason: `document "${name}": there is no file ${relativePath.slice(0, 120)} in the case folder` };
+    return { ok: false, reason: `document "${name}" cannot be read (${code ?? 'error'})` };
+  }
+  const type = DOCUMENT_TYPES[extname(file).toLowerCase()];
+  if (!type) {
+    closeSync(fd);
+    return { ok: false, reason: `document "${name}" is a ${extname(file) || 'file without an extension'}; only ${Object.keys(DOCUMENT_TYPES).join(', ')} files are attached` };
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return { ok: false, reason: `document "${name}" is not a regular file` };
     if (stat.size === 0) return { ok: false, reason: `document "${name}" is an empty file` };
     if (stat.size > MAX_DOCUMENT_BYTES) {
       return { ok: false, reason: `document "${name}" is ${(stat.size / 1048576).toFixed(1)} MiB; at most ${MAX_DOCUMENT_BYTES / 1048576} MiB is attached` };
@@ -89,13 +87,8 @@ export function readCaseDocument(caseFile: Pick<CaseFile, 'documents' | 'folder'
       read += n;
     }
     if (read !== stat.size) return { ok: false, reason: `document "${name}" changed while it was read` };
-    return { ok: true, document: { name, file: basename(real), mimeType: type, bytes, sha256: sha256Hex(bytes) } };
+    return { ok: true, document: { name, file, mimeType: type, bytes, sha256: sha256Hex(bytes) } };
   } finally {
     closeSync(fd);
   }
-}
-
-function inside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
 }

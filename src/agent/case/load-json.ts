@@ -12,7 +12,11 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
  * file, the field and what is wrong, never the file's contents.
  */
 export function loadJsonFile<T extends z.ZodType>(path: string, schema: T, what: string): z.infer<T> {
-  const text = readConfigText(path, what);
+  return parseJsonText(readConfigText(path, what), path, schema, what);
+}
+
+/** Validates the text of one JSON file (read by the caller from `path`), as loadJsonFile does. */
+export function parseJsonText<T extends z.ZodType>(text: string, path: string, schema: T, what: string): z.infer<T> {
   let data: unknown;
   try {
     data = parseStrictJson(text);
@@ -44,6 +48,15 @@ export function readConfigText(path: string, what: string): string {
   } catch (err) {
     throw new ConfigFileError(path, cannotRead(err, what));
   }
+  try {
+    return readConfigFd(fd, path, what);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readConfigText on a file the caller opened (`path` names it in messages); the descriptor stays open. */
+export function readConfigFd(fd: number, path: string, what: string): string {
   let bytes: Buffer;
   try {
     refuseUnlessRegular(path, fstatSync(fd), what);
@@ -55,8 +68,6 @@ export function readConfigText(path: string, what: string): string {
   } catch (err) {
     if (err instanceof ConfigFileError) throw err;
     throw new ConfigFileError(path, cannotRead(err, what));
-  } finally {
-    closeSync(fd);
   }
   const bad = firstInvalidUtf8(bytes);
   if (bad !== -1) throw new ConfigFileError(path, `the ${what} is not UTF-8 text: the byte at offset ${bad} (${lineOfByte(bytes, bad)}) is not valid UTF-8; save the file as UTF-8`);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * How long a run may go on. Reaching the step cap or the time limit ends the run `failed`: never a
- * claimed success. The time limit counts the agent's working time only: a wait for the clerk (an
+ * How long a run may go on. Reaching the step cap ends the run `failed`, the time limit
+ * `interrupted` (resumable, naming what the run was doing): never a claimed success. The time limit counts the agent's working time only: a wait for the clerk (an
  * approval card, a question, a take-over) is not in it. A wait for an answer has its own expiry
  * (`clerkWaitMs`), with a notice before it runs out; an expired wait ends the run `interrupted`,
  * resumable, with nothing sent on the clerk's behalf.

@@ -37,6 +37,8 @@ export class ProgressTracker {
   constructor(
     private readonly recorder: RunRecorder,
     private readonly caseFile: CaseFile,
+    /** The run that writes the record: its writes are fenced by that run's hold. */
+    private readonly runId: string,
     private readonly now: () => Date,
     private readonly clerkValues: () => Record<string, string> = () => ({}),
   ) {}
@@ -58,7 +60,7 @@ export class ProgressTracker {
 
   private async save(patch: Partial<ProgressRecord>): Promise<void> {
     this.record = { ...this.current, ...patch, updatedAt: this.now().toISOString() };
-    await this.recorder.saveProgress(this.record);
+    await this.recorder.saveProgress(this.record, this.runId);
   }
 
   /**

@@ -50,7 +50,7 @@ export class RunContext {
     this.wait = o.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.limits = { ...DEFAULT_LIMITS, ...o.limits };
     this.state = newRunState(o.firstStep ?? 0, o.clerkValues ?? {});
-    this.progress = new ProgressTracker(o.recorder, o.caseFile, this.now, () => this.plainClerkValues());
+    this.progress = new ProgressTracker(o.recorder, o.caseFile, o.runId, this.now, () => this.plainClerkValues());
   }
 
   /** Something code saw outside the model's actions (a blocked pop-up, a dismissed dialog...). */

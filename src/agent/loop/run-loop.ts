@@ -70,7 +70,8 @@ export class RunLoop {
     o.listener?.log?.(`planner: ${o.planner.id} — ${o.planner.description}`);
     let ending: RunEnding;
     try {
-      ending = await this.withinTimeLimit(this.steps());
+      const started = this.ctx.now().getTime();
+      ending = await this.withinTimeLimit(started, this.steps(started));
     } catch (err) {
       // A write the store refused because another desk took the run over: this desk stops here.
       ending = (await this.ctx.stillHolds()) ? failed(`Run stopped by an error: ${errorText(err)}`) : lostHold(this.ctx);
@@ -122,16 +123,11 @@ export class RunLoop {
    * still under way is left to end on its own and records nothing (record() checks the deadline),
    * and the caller closes the page.
    */
-  private async withinTimeLimit(work: Promise<RunEnding>): Promise<RunEnding> {
-    const limit = this.ctx.limits.timeLimitMs;
-    const started = this.ctx.now().getTime();
+  private async withinTimeLimit(started: number, work: Promise<RunEnding>): Promise<RunEnding> {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<RunEnding>((resolve) => {
       timer = setInterval(() => {
-        if (this.ctx.workingMs(started) <= limit) return;
-        const doing = this.ctx.doing;
-        this.ctx.deadline.abort(new Error(`time limit of ${Math.round(limit / 1000)} s`));
-        resolve({ status: 'interrupted', reason: `Time limit reached (${Math.round(limit / 1000)} s of working time) while ${doing}; nothing more was done. Continue with "portal-desk resume ${this.ctx.o.runId}".` });
+        if (this.ctx.workingMs(started) > this.ctx.limits.timeLimitMs) resolve(this.timeLimitReached(`while ${this.ctx.doing}`));
       }, DEADLINE_TICK_MS);
     });
     // The work may still fail after the limit ended the run: that is not the run's ending any more.
@@ -143,10 +139,24 @@ export class RunLoop {
     }
   }
 
+  /**
+   * The one ending of a run past its time limit, wherever the limit is seen (the watch while work is
+   * under way, or the check between steps): `interrupted`, resumable, naming what the run was doing.
+   * The deadline is aborted, so work still under way records nothing more.
+   */
+  private timeLimitReached(doing: string): RunEnding {
+    const { limits, state } = this.ctx;
+    const limit = Math.round(limits.timeLimitMs / 1000);
+    if (!this.ctx.deadline.signal.aborted) this.ctx.deadline.abort(new Error(`time limit of ${limit} s`));
+    return {
+      status: 'interrupted',
+      reason: `Time limit reached (${limit} s of working time, not counting ${Math.round(state.clerkWaitMs / 1000)} s waiting for the clerk) ${doing}; nothing more was done. Continue with "portal-desk resume ${this.ctx.o.runId}".`,
+    };
+  }
+
   /** Opens the portal and takes steps until one ends the run, or the step cap or time limit does. */
-  private async steps(): Promise<RunEnding> {
+  private async steps(started: number): Promise<RunEnding> {
     const { o, state, progress, limits } = this.ctx;
-    const started = this.ctx.now().getTime();
     this.ctx.doing = `opening the portal at ${o.profile.startUrl}`;
     const lastStep = state.step + limits.maxSteps;
     if (state.step > 0) {
@@ -158,9 +168,7 @@ export class RunLoop {
     await this.ctx.goto(o.profile.startUrl);
     while (state.step < lastStep) {
       // Working time: the clerk's waits (approval cards, questions, take-overs) are not counted.
-      if (this.ctx.workingMs(started) > limits.timeLimitMs) {
-        return failed(`Time limit reached (${Math.round(limits.timeLimitMs / 1000)} s of working time, not counting ${Math.round(state.clerkWaitMs / 1000)} s waiting for the clerk) before the form was submitted`);
-      }
+      if (this.ctx.workingMs(started) > limits.timeLimitMs) return this.timeLimitReached(`before step ${state.step}, after ${this.ctx.doing}`);
       if (state.waitExpired) return { status: 'interrupted', reason: state.waitExpired };
       if (!(await this.ctx.stillHolds())) return lostHold(this.ctx);
       const ending = await this.oneStep();

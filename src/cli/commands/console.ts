@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConsoleService } from '../../console/console-service';
 import { startConsoleServer } from '../../console/web-server';
@@ -37,6 +37,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
   const port = values.port === undefined ? 0 : positiveInt('port', values.port, 0, 65535);
   const casesDir = resolve(values.cases ?? join(REPO, 'resources/cases'));
   if (!existsSync(casesDir)) throw new UsageError(`--cases: no folder ${casesDir}`);
+  if (!statSync(casesDir).isDirectory()) throw new UsageError(`--cases: ${casesDir} is not a folder; the cases folder is a folder of case files`);
   const dbPath = values.db ?? defaultDbPath();
 
   const electron = electronProblem();

@@ -6,6 +6,7 @@ import { FINAL_STATUSES, type RunSummary } from '../../shared/run';
 import { PLANNER_KINDS } from '../../service/planners';
 import { executeRun } from '../../service/run-service';
 import { defaultDbPath } from '../../store';
+import { ClientBusyError } from '../../store/client-busy';
 import { CredentialChain } from '../../vault';
 import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
@@ -89,9 +90,8 @@ export async function resumeCommand(args: string[]): Promise<number> {
           `Start a new run of case ${run.caseId} with "portal-desk run" if it must be filed again.`,
       );
     }
-    if (run.status !== 'interrupted' && run.status !== 'queued') {
-      throw new UsageError(`run ${runId} is ${run.status} in another process that is still alive; resume it only after that process has stopped`);
-    }
+    // Live after markInterrupted: its process is still there. The store refuses it again, atomically, when the run starts (resumeRun).
+    if (run.status !== 'interrupted' && run.status !== 'queued') throw new ClientBusyError(run.clientId, run.portal, { id: runId, owner_pid: null }, runId);
     const stored = StoredCase.safeParse(parseStoredJson(run.caseJson));
     if (!stored.success) throw new UsageError(`run ${runId} does not hold a case file and portal profile this version can resume`);
     const { caseFile, planner } = stored.data;
