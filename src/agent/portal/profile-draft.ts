@@ -137,7 +137,8 @@ export function draftProfile(input: DraftInput): ProfileDraft {
   const secrets = input.secrets.map((s) => s.trim().toLowerCase()).filter((s) => s.length >= MIN_SECRET);
   const secretIn = (text: string) => secrets.some((s) => text.toLowerCase().includes(s));
   const steps = [...input.steps].sort((a, b) => a.index - b.index);
-  const where = (s: StepRecord) => `step ${s.index}, page “${pageName(s.observation)}” (${pathOf(s.observation.url)})`;
+  // A page's address is named with its id-like segments as `*`: a confirmation's address can hold the client's number.
+  const where = (s: StepRecord) => `step ${s.index}, page “${pageName(s.observation)}” (${generalPath(pathOf(s.observation.url))})`;
 
   // Hosts: what the egress lock let through and the pages' addresses; refusals are listed, never drafted.
   const hosts = new Map<string, string>();
@@ -268,7 +269,7 @@ export function draftProfile(input: DraftInput): ProfileDraft {
 /** The filing and the confirmation page it led to. */
 function findFiling(approved: readonly HeldAnswer[], steps: readonly StepRecord[]): { held: HeldAnswer; confirmation: { step: StepRecord; number: string } } | undefined {
   for (const held of [...approved].reverse()) {
-    if (READS.has(held.method)) continue;
+    if (READS.has(held.method) || !FILING_RULES.has(held.rule)) continue;
     const before = steps.filter((s) => s.index <= held.step);
     const seen = new Set(before.flatMap((s) => numbersIn(s.observation)));
     for (const s of steps.filter((x) => x.index > held.step)) {
@@ -280,6 +281,12 @@ function findFiling(approved: readonly HeldAnswer[], steps: readonly StepRecord[
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * Why a filing is held under default deny: it leaves the final-review page, its address says
+ * submit, or the guard asked about the action that sent it (a click on "Submit application"). A
+ * section save the agent's "Next" sends is held as unmapped, and is never taken for the filing.
+ */
+const FILING_RULES = new Set(['final-review-post', 'risky-address', 'submit-path', 'gated-action']);
 
 /** Tokens that read as reference numbers: letters, digits and separators, with at least four digits. */
 function numbersIn(o: Observation): string[] {
