@@ -83,11 +83,11 @@ const UNKNOWN_CONFIRMATION = 'portal-desk: confirmation page not learned yet';
  * that can change state is held (no map, no submission address), and no page counts as a
  * confirmation, so the run cannot end `done`: it ends when the agent has nothing left to do.
  */
-export function learningProfile(id: string, startUrl: string, name = `${id} (learning)`): PortalProfile {
+export function learningProfile(id: string, startUrl: string, name = id): PortalProfile {
   const url = new URL(startUrl);
   return PortalProfile.parse({
     id,
-    name,
+    name: `${name} (learning)`,
     startUrl: url.href,
     allowedHosts: [url.host],
     allowHttp: url.protocol === 'http:',
@@ -152,12 +152,29 @@ export function draftProfile(input: DraftInput): ProfileDraft {
         if (!hosts.has(asGiven(host))) hosts.set(asGiven(host), `${r.method} ${r.path ?? ''} let through at step ${s.index}`);
       } else if (!refused.has(host)) refused.set(host, `${r.method} ${r.path ?? '(tunnel)'} refused at step ${s.index} (${r.rule})`);
     }
+    // What the page's request routing and the commit gate refused before it reached the egress lock.
+    for (const e of s.events) {
+      const host = e.request && e.request.outcome !== 'sent' ? hostOf(e.request.url) : undefined;
+      if (host && !refused.has(host)) refused.set(host, `${e.request!.method} ${pathOf(e.request!.url)} refused at step ${s.index} (${e.request!.rule})`);
+    }
   }
   const allowedHosts = [...hosts.keys()].filter((h) => h === givenHost);
   for (const h of hosts.keys()) if (h !== givenHost) left.push(`host ${h}: not the start address's host (${hosts.get(h)})`);
   for (const [h, why] of refused) if (!hosts.has(asGiven(h))) left.push(`host ${h}: ${why}; a host the portal's own pages did not use is never drafted`);
   if (allowedHosts.length === 0) allowedHosts.push(givenHost);
   notes.push({ entry: `allowedHosts: ${allowedHosts.join(', ')}`, from: hosts.get(givenHost) ?? 'the start address' });
+
+  // The applications list: a link on the portal's host that names the applications (the portal's own page, read before any retried submission).
+  let applicationsUrl: string | undefined;
+  for (const s of steps) {
+    const link = s.observation.controls.find((c) => c.role === 'link' && /\bapplications\b/i.test(c.name) && c.href !== undefined && sameHost(c.href, bound) && !/[?#]/.test(c.href));
+    if (!link) continue;
+    const url = new URL(pathOf(link.href!), given.startUrl).href;
+    if (secretIn(url)) continue;
+    applicationsUrl = url;
+    notes.push({ entry: `applicationsUrl: ${url}`, from: `the link “${link.name}” at ${where(s)}` });
+    break;
+  }
 
   // Sign-in: the first page with a password box.
   let signIn: PortalProfileInput['signIn'];
@@ -251,6 +268,7 @@ export function draftProfile(input: DraftInput): ProfileDraft {
     allowHttp: given.allowHttp,
     ...(finalReview ? { finalReviewPatterns: [finalReview.pattern] } : {}),
     ...(signIn ? { signIn } : {}),
+    ...(applicationsUrl ? { applicationsUrl } : {}),
     confirmation: { applicationNumberPattern: confirmation.applicationNumberPattern, pageContains: confirmation.pageContains },
     submitPaths: submitPath ? [submitPath] : [],
     requestMap,

@@ -32,6 +32,7 @@ or a token). The draft is printed with where each entry came from, and written t
 you say so (--yes, or y at the prompt).
 
   --id ID                     the new portal's id (lower-case letters, digits and dashes); the case's "portal"
+  --name NAME                 the portal's name as clerks know it (default: the id)
   --start-url URL             the portal's start address (its host is the only one the run may reach)
   --case FILE                 a real client's case for this portal (the run files it: approve with care)
   --approve ask|all           approvals: ask on the terminal (default); all for demos and tests
@@ -62,6 +63,7 @@ class LearningApprovals implements ApprovalGate {
 export async function portalsLearnCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
     id: { type: 'string' },
+    name: { type: 'string' },
     'start-url': { type: 'string' },
     case: { type: 'string' },
     approve: { type: 'string' },
@@ -90,7 +92,7 @@ export async function portalsLearnCommand(args: string[]): Promise<number> {
   const answers = parseAnswers(values.answer);
   let given;
   try {
-    given = learningProfile(values.id, values['start-url']);
+    given = learningProfile(values.id, values['start-url'], values.name);
   } catch (err) {
     throw new UsageError(`--id and --start-url do not make a profile (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): give an id of lower-case letters, digits and dashes and a web address such as https://portal.gov.example/`);
   }

@@ -65,7 +65,10 @@ const signIn = step(0, '/login', 'Sign in to Forms', {
   hasPasswordField: true,
   controls: [control('textbox', 'User ID'), control('textbox', 'Secret word', 'password'), control('button', 'Log in')],
 });
-const section = step(1, '/apply/8812/business', 'Business details', { text: 'Your draft D-88120001' });
+const section = step(1, '/apply/8812/business', 'Business details', {
+  text: 'Your draft D-88120001',
+  controls: [{ ...control('link', 'Your applications'), href: `${BOUND}/applications` }],
+});
 const review = step(2, '/apply/8812/review', 'Review and send', {}, [{ method: 'POST', path: '/apply/8812/send' }]);
 const confirmation = step(3, '/done/FRM-26-004711', 'Application received', { text: 'Your reference is FRM-26-004711. Keep it.' });
 const steps = [signIn, section, review, confirmation];
@@ -82,6 +85,7 @@ describe('draftProfile', () => {
     const profile = PortalProfile.parse(draft.profile);
     expect(profile.allowedHosts).toEqual(['forms.gov.example']);
     expect(profile.startUrl).toBe('http://forms.gov.example/');
+    expect(profile.applicationsUrl).toBe('http://forms.gov.example/applications');
     expect(profile.signIn).toEqual({ urlContains: '/login', usernameLabel: 'User ID', passwordLabel: 'Secret word', submitLabel: 'Log in' });
     expect(profile.finalReviewPatterns).toEqual(['review and send']);
     expect(profile.confirmation).toEqual({ pageContains: 'Application received', applicationNumberPattern: 'FRM-\\d{2}-\\d{6}' });
