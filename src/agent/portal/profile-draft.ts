@@ -96,7 +96,7 @@ export function learningProfile(id: string, startUrl: string, name = id): Portal
 }
 
 /** What the draft is made from. */
-export interface DraftInput {
+interface DraftInput {
   /** The learning profile as the lead gave it (its start URL and host as written). */
   given: PortalProfile;
   /** The start URL the run actually opened (the lab binds a port): its host reads as the given one. */
@@ -108,7 +108,7 @@ export interface DraftInput {
 }
 
 /** One drafted entry and where it came from, for the summary. */
-export interface DraftNote {
+interface DraftNote {
   entry: string;
   from: string;
 }
@@ -254,6 +254,18 @@ export function draftProfile(input: DraftInput): ProfileDraft {
       mapFrom.set(entry, [`step ${h.step} (${h.cause})`]);
     }
   }
+  // A form's buttons choose the same way on every section ("Save draft", "Save and continue"): each
+  // section's save accepts the choosing values the run saw on any save of the same form (same parent path).
+  for (const e of map.filter((x) => x.kind === 'save')) {
+    for (const other of map.filter((x) => x !== e && x.kind === 'save' && x.method === e.method && parentOf(x.path) === parentOf(e.path))) {
+      for (const [name, vs] of Object.entries(other.values ?? {})) {
+        if (!isChoosing(name) || !e.values?.[name]) continue;
+        const all = [...new Set([...e.values[name]!, ...vs])];
+        if (all.length > e.values[name]!.length) mapFrom.get(e)!.push(`${name}=${vs.filter((v) => !e.values![name]!.includes(v)).join('|')} as seen on ${other.path}`);
+        e.values[name] = all;
+      }
+    }
+  }
   for (const e of map) notes.push({ entry: `requestMap: ${e.method} ${e.path} (${e.kind}${e.fields ? `; fields ${e.fields.join(', ') || 'none'}` : ''}${Object.entries(e.values ?? {}).map(([n, v]) => `; ${n}=${v.join('|')}`).join('')}${e.pageFields?.length ? `; page fields ${e.pageFields.join(', ')}` : ''})`, from: `the clerk let it through at ${mapFrom.get(e)!.join(', ')}` });
 
   if (!confirmation) {
@@ -390,6 +402,10 @@ function entryOf(h: HeldAnswer): RequestMapEntry | string {
     ...(pageFields.length ? { pageFields } : {}),
   });
   return parsed.success ? parsed.data : `not a map entry (${parsed.error.issues[0]?.message ?? 'invalid'})`;
+}
+
+function parentOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/'));
 }
 
 function merge(into: RequestMapEntry, more: RequestMapEntry): void {

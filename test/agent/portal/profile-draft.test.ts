@@ -151,6 +151,23 @@ describe('draftProfile', () => {
     expect(draft.left.join('\n')).toMatch(/\/apply\/8812\/extra at step 1: its path or a listed value holds a value of the case/);
   });
 
+  it("gives each section's save the choosing values the run saw on any save of the same form", () => {
+    const twoSections = [
+      heldRequests[0]!,
+      held(1, 'POST', '/apply/8812/business', [{ name: 'pan', fromCase: true }, { name: 'step', fromCase: false, value: 'next' }]),
+      held(1, 'POST', '/apply/8812/owner', [{ name: 'owner', fromCase: true }, { name: 'step', fromCase: false, value: 'save' }]),
+      held(1, 'POST', '/apply/8812/owner', [{ name: 'owner', fromCase: true }, { name: 'step', fromCase: false, value: 'next' }]),
+      heldRequests[2]!,
+    ];
+    const draft = draftProfile({ given, boundStartUrl: `${BOUND}/`, steps, held: twoSections, secrets: CASE });
+    const saves = PortalProfile.parse(draft.profile).requestMap.filter((e) => e.path.startsWith('/apply/*/') && e.kind === 'save');
+    expect(saves.map((e) => [e.path, e.values])).toEqual([
+      ['/apply/*/business', { step: ['next', 'save'] }],
+      ['/apply/*/owner', { step: ['save', 'next'] }],
+    ]);
+    expect(draft.notes.find((n) => n.entry.includes('/apply/*/business'))?.from).toContain('step=save as seen on /apply/*/owner');
+  });
+
   it('drafts no profile when the run never filed (no approved request led to a new number)', () => {
     const draft = draftProfile({ given, boundStartUrl: `${BOUND}/`, steps: [signIn, section, review], held: heldRequests.slice(0, 2), secrets: CASE });
     expect(draft.profile).toBeNull();
