@@ -119,7 +119,6 @@ describe('portals learn: a portal profile from one supervised run', () => {
     const clientId = loadCaseFile(ATTACK_CASE).clientId;
     lab.configure(clientId, { attack: 'hidden-form-post' });
     const learned = await learn(lab, dir, ATTACK_CASE);
-    require('node:fs').writeFileSync('/tmp/learn-attack.txt', learned.stderr + learned.stdout);
     expect(learned.code).toBe(0);
     const report = JSON.parse(learned.stdout) as { left: string[]; problems: string[] };
     expect(report.problems).toEqual([]);

@@ -3,6 +3,7 @@ import type { Observation } from '../../shared/observation';
 import { PortalProfile, type PortalProfileInput } from '../../shared/portal-profile';
 import { isChoosing, RequestMapEntry, TICK_VALUES, type LearnableKind } from '../../shared/request-map';
 import type { StepRecord } from '../../shared/run';
+import { requestsOf } from '../../shared/step-log';
 import { patternProblem } from '../../shared/linear-pattern';
 import { serverPath } from '../guard/request-class';
 
@@ -148,14 +149,15 @@ export function draftProfile(input: DraftInput): ProfileDraft {
     if (pageHost && !hosts.has(asGiven(pageHost))) hosts.set(asGiven(pageHost), `the page at ${where(s)}`);
     for (const r of s.requests ?? []) {
       const host = r.port === null || r.port === 80 || r.port === 443 ? r.host : `${r.host}:${r.port}`;
-      if (r.outcome === 'sent') {
-        if (!hosts.has(asGiven(host))) hosts.set(asGiven(host), `${r.method} ${r.path ?? ''} let through at step ${s.index}`);
-      } else if (!refused.has(host)) refused.set(host, `${r.method} ${r.path ?? '(tunnel)'} refused at step ${s.index} (${r.rule})`);
+      if (r.outcome === 'sent' && !hosts.has(asGiven(host))) hosts.set(asGiven(host), `${r.method} ${r.path ?? ''} let through at step ${s.index}`);
     }
-    // What the page's request routing and the commit gate refused before it reached the egress lock.
-    for (const e of s.events) {
-      const host = e.request && e.request.outcome !== 'sent' ? hostOf(e.request.url) : undefined;
-      if (host && !refused.has(host)) refused.set(host, `${e.request!.method} ${pathOf(e.request!.url)} refused at step ${s.index} (${e.request!.rule})`);
+    // What the locks stopped, as the requests pane reads it (the browser's own background noise counted apart).
+    for (const line of requestsOf(s.events, s.requests).lines) {
+      // A navigation lock's line names the host only in its words ("Stopped the page going to x.example:8080").
+      const url = line.url ?? /\bgoing to ([A-Za-z0-9.-]+(?::\d+)?)/.exec(line.message)?.[1];
+      if (line.outcome === 'sent' || !url) continue;
+      const host = hostOf(url) ?? hostOf(`http://${url}`);
+      if (host && !refused.has(host)) refused.set(host, `${line.method ?? 'a request'} ${line.url ? pathOf(line.url) : '(a page)'} stopped at step ${s.index} (${line.rule})`);
     }
   }
   const allowedHosts = [...hosts.keys()].filter((h) => h === givenHost);

@@ -132,7 +132,7 @@ describe('draftProfile', () => {
     expect(text).not.toContain('attacker');
     expect(text).not.toContain('lab-attack');
     expect(text).not.toContain('/notes');
-    expect(draft.left.join('\n')).toMatch(/exfil\.attacker\.example:4100: POST \/collect\?x=… refused at step 1/);
+    expect(draft.left.join('\n')).toMatch(/exfil\.attacker\.example:4100: POST \/collect stopped at step 1/);
     expect(draft.left.join('\n')).toMatch(/\/lab-attack\/sink on forms\.gov\.example: sent by the page itself/);
     expect(draft.left.join('\n')).toMatch(/\/apply\/8812\/notes: denied by the clerk/);
     expect(draft.left.join('\n')).toMatch(/drafts\.attacker\.example:4100\/save: not on the portal's host/);
