@@ -156,7 +156,7 @@ export function draftProfile(input: DraftInput): ProfileDraft {
       // A navigation lock's line names the host only in its words ("Stopped the page going to x.example:8080").
       const url = line.url ?? /\bgoing to ([A-Za-z0-9.-]+(?::\d+)?)/.exec(line.message)?.[1];
       if (line.outcome === 'sent' || !url) continue;
-      const host = hostOf(url) ?? hostOf(`http://${url}`);
+      const host = hostOf(url.includes('://') ? url : `http://${url}`);
       if (host && !refused.has(host)) refused.set(host, `${line.method ?? 'a request'} ${line.url ? pathOf(line.url) : '(a page)'} stopped at step ${s.index} (${line.rule})`);
     }
   }
@@ -366,7 +366,7 @@ function pathOf(url: string): string {
 
 function hostOf(url: string): string | undefined {
   try {
-    return new URL(url).host.toLowerCase();
+    return new URL(url).host.toLowerCase() || undefined;
   } catch {
     return undefined;
   }

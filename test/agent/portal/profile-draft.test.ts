@@ -112,6 +112,8 @@ describe('draftProfile', () => {
         { method: 'POST', host: 'exfil.attacker.example', port: 4100, path: '/collect?x=…', outcome: 'refused', rule: 'egress-lock:portal-hosts' },
         { method: 'GET', path: '/lab-attack/armed?x=…' },
       ]),
+      // The navigation lock names the host in its words only.
+      { ...step(2, '/apply/8812/owner', 'Owner'), events: [{ type: 'navigation_blocked', at: 'c', message: 'Stopped the page going to mail.attacker.example:4100: mail.attacker.example is not one of forms’s addresses' }] },
       review,
       confirmation,
     ];
@@ -133,6 +135,7 @@ describe('draftProfile', () => {
     expect(text).not.toContain('lab-attack');
     expect(text).not.toContain('/notes');
     expect(draft.left.join('\n')).toMatch(/exfil\.attacker\.example:4100: POST \/collect stopped at step 1/);
+    expect(draft.left.join('\n')).toMatch(/host mail\.attacker\.example:4100: a request \(a page\) stopped at step 2/);
     expect(draft.left.join('\n')).toMatch(/\/lab-attack\/sink on forms\.gov\.example: sent by the page itself/);
     expect(draft.left.join('\n')).toMatch(/\/apply\/8812\/notes: denied by the clerk/);
     expect(draft.left.join('\n')).toMatch(/drafts\.attacker\.example:4100\/save: not on the portal's host/);
