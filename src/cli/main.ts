@@ -20,7 +20,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   replay: { summary: 'replay a recorded run: text, JSON, an offline HTML report or a verifiable export', load: async () => (await import('./commands/replay')).replayCommand },
   bench: { summary: 'benchmark observe, tokens, store, a lab form and concurrent runs against their targets', load: async () => (await import('./commands/bench')).benchCommand },
   routes: { summary: 'learned routes: list, show or delete the path a done run took through a portal', load: async () => (await import('./commands/routes')).routesCommand },
-  portals: { summary: "a portal's learned request map: list what the clerk taught, remove an entry", load: async () => (await import('./commands/portals')).portalsCommand },
+  portals: { summary: "add a portal from one supervised run (learn); its learned request map: list what the clerk taught, remove an entry", load: async () => (await import('./commands/portals')).portalsCommand },
   purge: { summary: 'retention: drop screenshots and model payloads of runs older than an age', load: async () => (await import('./commands/purge')).purgeCommand },
   vault: { summary: 'store, list and remove portal logins (encrypted; passwords never printed)', load: async () => { const { vaultCommand } = await import('./commands/vault'); return (args) => vaultCommand(args); } },
 };

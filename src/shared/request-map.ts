@@ -34,14 +34,14 @@ const CHOOSING_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** A choosing field's name, however the portal decorates it (`_action`, `form[step]`, `wizard-stage`). */
-function isChoosing(name: string): boolean {
+export function isChoosing(name: string): boolean {
   const lower = name.toLowerCase();
   const last = /[[.-]([a-z0-9_]+)\]?$/.exec(lower)?.[1] ?? lower;
   return CHOOSING_FIELDS.has(lower) || CHOOSING_FIELDS.has(lower.replace(/^[^a-z0-9]+/, '')) || CHOOSING_FIELDS.has(last);
 }
 
 /** Values a checkbox sends when ticked: chosen on the page, never data of their own. */
-const TICK_VALUES: ReadonlySet<string> = new Set(['yes', 'on', 'true', '1']);
+export const TICK_VALUES: ReadonlySet<string> = new Set(['yes', 'on', 'true', '1']);
 
 /** A map entry's path: exact, segment by segment, where `*` stands for any one segment. */
 const MapPath = z

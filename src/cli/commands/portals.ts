@@ -6,6 +6,7 @@ import { EXIT, UsageError } from '../cli-error';
 import { openDeskStore } from '../store-opening';
 
 const HELP = `portal-desk portals map list [PORTAL] | portals map remove PORTAL ID [options]
+       portal-desk portals learn --id ID --start-url URL --case FILE [options]   (see portals learn --help)
 
 The request map the clerk taught: when a request the commit gate holds is a section save or a
 look-up, the clerk may answer "don't ask again", and the portal's map learns its method, path and
@@ -19,13 +20,14 @@ carries a value not from the case is never learned. The profile's own requestMap
   --json                      data on stdout`;
 
 export async function portalsCommand(args: string[]): Promise<number> {
+  if (args[0] === 'learn') return (await import('./portals-learn')).portalsLearnCommand(args.slice(1));
   const { values, positionals } = parseCommandArgs(args, { db: { type: 'string' }, json: { type: 'boolean' } }, true);
   if (values.help || positionals.length === 0) {
     console.log(HELP);
     return values.help ? EXIT.ok : EXIT.badInput;
   }
   const [noun, verb, portal, id, ...rest] = positionals;
-  if (noun !== 'map') throw new UsageError(`portals: unknown "${shownArg(noun ?? '')}"; use "portals map list" or "portals map remove PORTAL ID"`);
+  if (noun !== 'map') throw new UsageError(`portals: unknown "${shownArg(noun ?? '')}"; use "portals map list", "portals map remove PORTAL ID" or "portals learn"`);
   if (verb !== 'list' && verb !== 'remove') throw new UsageError(`portals map: unknown "${shownArg(verb ?? '')}"; use list [PORTAL] or remove PORTAL ID`);
   if (verb === 'list' && (id !== undefined || rest.length)) throw new UsageError('portals map list takes at most PORTAL');
   let entryId: number | undefined;
