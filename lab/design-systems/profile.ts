@@ -18,7 +18,9 @@ export function designSystemProfile(portal: DsPortal, port: number): PortalProfi
       finalReviewPatterns: ['review your application'],
       confirmation: { applicationNumberPattern: DS_NUMBER_PATTERNS.uswds, pageContains: 'application received' },
       submitPaths: ['/submit'],
-      requestMap: [{ method: 'POST', path: '/apply', kind: 'save', pageFields: ['date_of_birth', 'state', 'phone', 'contact_method'] }],
+      requestMap: [
+        { method: 'POST', path: '/apply', kind: 'save', pageFields: ['date_of_birth', 'state', 'phone', 'contact_method'] },
+      ],
     });
   }
   if (portal === 'govuk') {
@@ -42,6 +44,8 @@ export function designSystemProfile(portal: DsPortal, port: number): PortalProfi
     finalReviewPatterns: ['check your answers'],
     confirmation: { applicationNumberPattern: DS_NUMBER_PATTERNS.moj, pageContains: 'application complete' },
     submitPaths: ['/send'],
-    requestMap: [{ method: 'POST', path: '/claim', kind: 'save', pageFields: ['claim_date'] }],
+    requestMap: [
+      { method: 'POST', path: '/claim', kind: 'save', pageFields: ['claim_date'] },
+    ],
   });
 }

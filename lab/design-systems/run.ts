@@ -50,7 +50,7 @@ export function expectedFields(portal: DsPortal, c: CaseFile): Record<string, st
       full_name: text(c, 'full_name'),
       date_of_birth: `${date[m]}/${date[d]}/${date[y]}`,
       state: Object.keys(STATES).find((code) => STATES[code] === text(c, 'state')) ?? '?',
-      phone: text(c, 'phone').replace(/\D/g, '').replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3'),
+      phone: text(c, 'phone_number').replace(/\D/g, '').replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3'),
       contact_method: text(c, 'contact_method').toLowerCase(),
       declaration: 'yes',
     };
