@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { designSystemCases, runDesignSystems } from '../../lab/design-systems/run';
+import { designSystemCases, runDesignSystems } from '../../lab/eval/suites/design-systems';
 
 /**
  * The design-system lab family (issue 30): three portals built from the published packages' own

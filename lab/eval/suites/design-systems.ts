@@ -2,15 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium } from '../../src/agent/browser/chromium';
-import { loadCaseFile } from '../../src/agent/case/case-files';
-import type { CaseFile } from '../../src/shared/case-file';
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../src/shared/clerk';
-import { executeRun } from '../../src/service/run-service';
-import { openStore } from '../../src/store';
-import { DS_PORTALS, STATES, type DsPortal, type DsSubmission } from './data';
-import { designSystemProfile } from './profile';
-import { startDesignSystemsLab } from './server';
+import { launchChromium } from '../../../src/agent/browser/chromium';
+import { loadCaseFile } from '../../../src/agent/case/case-files';
+import type { CaseFile } from '../../../src/shared/case-file';
+import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource } from '../../../src/shared/clerk';
+import { executeRun } from '../../../src/service/run-service';
+import { openStore } from '../../../src/store';
+import { DS_PORTALS, STATES, type DsPortal, type DsSubmission } from '../../design-systems/data';
+import { designSystemProfile } from '../../design-systems/profile';
+import { startDesignSystemsLab } from '../../design-systems/server';
 
 /**
  * The design-system family's known-answer cases (lab/design-systems/cases), each run through the
@@ -18,7 +18,7 @@ import { startDesignSystemsLab } from './server';
  * from what the portal received.
  */
 
-export const DS_CASES_DIR = join(__dirname, 'cases');
+const DS_CASES_DIR = join(__dirname, '..', '..', 'design-systems', 'cases');
 
 export function designSystemCases(): string[] {
   return readdirSync(DS_CASES_DIR).filter((f) => f.endsWith('.json')).sort();
@@ -43,7 +43,7 @@ const text = (c: CaseFile, k: string): string => (typeof c.fields[k] === 'string
 const [y, m, d] = [0, 1, 2];
 
 /** What the portal should have received for a case: each of its fields as the portal stores it. */
-export function expectedFields(portal: DsPortal, c: CaseFile): Record<string, string> {
+function expectedFields(portal: DsPortal, c: CaseFile): Record<string, string> {
   if (portal === 'uswds') {
     const date = text(c, 'date_of_birth').split('-');
     return {
@@ -77,7 +77,7 @@ export function expectedFields(portal: DsPortal, c: CaseFile): Record<string, st
 }
 
 /** Field-by-field differences between what arrived and what the case says (dates compared as dates). */
-export function wrongValues(portal: DsPortal, got: DsSubmission, c: CaseFile): string[] {
+function wrongValues(portal: DsPortal, got: DsSubmission, c: CaseFile): string[] {
   const want = expectedFields(portal, c);
   const out: string[] = [];
   const sameDate = (a: string, b: string) => a.split('/').map(Number).join('/') === b.split('/').map(Number).join('/');
