@@ -12,9 +12,11 @@ import { designSystemCases, runDesignSystems } from '../../lab/eval/suites/desig
  */
 describe('design-system lab portals, rules planner', () => {
   it('completes one case per portal: done with the issued number, exactly one submission, no wrong value, one approval', async () => {
-    const files = designSystemCases();
-    expect(new Set(files.map((f) => f.split('-')[1]))).toEqual(new Set(['uswds', 'govuk', 'moj']));
-    const results = await runDesignSystems({ log: (line) => console.log(line) });
+    // The first case of each portal (the others run with the suite's full sweep).
+    const files = designSystemCases().filter((f) => /^ds-[a-z]+-01-/.test(f));
+    expect(files.map((f) => f.split('-')[1])).toEqual(['govuk', 'moj', 'uswds']);
+    const results = await runDesignSystems({ only: files, log: (line) => console.log(line) });
+    expect(results).toHaveLength(3);
     for (const r of results) {
       expect({ case: r.caseId, status: r.status, reason: r.status === 'done' ? undefined : r.reason }).toEqual({ case: r.caseId, status: 'done', reason: undefined });
       expect([r.caseId, r.submissions, r.wrong, r.approvals, r.questions]).toEqual([r.caseId, 1, [], 1, 0]);
