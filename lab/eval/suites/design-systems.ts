@@ -10,6 +10,7 @@ import { executeRun } from '../../../src/service/run-service';
 import { openStore } from '../../../src/store';
 import { DS_PORTALS, STATES, type DsPortal, type DsSubmission } from '../../design-systems/data';
 import { designSystemProfile } from '../../design-systems/profile';
+import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 import { startDesignSystemsLab } from '../../design-systems/server';
 
 /**
@@ -149,3 +150,31 @@ export async function runDesignSystems(options: { only?: string[]; planner?: 'ru
   }
   return results;
 }
+
+/**
+ * `portal-desk eval --suite design-systems`: the design-system family's known-answer cases (the
+ * first case of each portal; `--full`: all). A case passes when the run ends done with the number
+ * the portal issued, the portal holds exactly one submission for it with no wrong value, and the
+ * clerk was asked once. Bar: 95% of cases.
+ */
+export const designSystemsSuite: EvalSuite = {
+  name: 'design-systems',
+  description: 'design-system lab portals (USWDS, GOV.UK Frontend with accessible-autocomplete, MoJ Frontend) from the packages\' own code: known-answer cases',
+  models: ['rules', 'anthropic'],
+  async run(options: EvalOptions): Promise<EvalReport> {
+    const files = designSystemCases().filter((f) => options.full || /^ds-[a-z]+-01-/.test(f));
+    const runs = await runDesignSystems({ only: files, planner: options.model === 'anthropic' ? 'anthropic' : 'rules', log: options.log });
+    const results: EvalCaseResult[] = runs.map((r) => {
+      const pass = r.status === 'done' && r.submissions === 1 && r.wrong.length === 0 && r.approvals === 1;
+      return {
+        id: r.caseId,
+        pass,
+        detail: pass ? `done ${r.applicationNumber ?? ''} in ${r.steps} steps` : `${r.status}: ${r.reason ?? ''}${r.wrong.length ? `; ${r.wrong.join('; ')}` : ''}`,
+        metrics: { portal: r.portal, status: r.status, steps: r.steps, submissions: r.submissions, field_mismatches: r.wrong.length, approvals_asked: r.approvals, questions_asked: r.questions },
+      };
+    });
+    const completed = results.filter((r) => r.pass).length;
+    const rate = results.length ? completed / results.length : 0;
+    return { suite: 'design-systems', model: options.model, results, summary: { cases: results.length, completed, completion_rate: Number(rate.toFixed(3)) }, ok: rate >= 0.95 };
+  },
+};
