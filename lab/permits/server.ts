@@ -51,7 +51,7 @@ interface Part {
 }
 
 /** The parts of a multipart/form-data body (binary-safe). */
-function multipart(body: Buffer, contentType: string): Part[] {
+export function multipart(body: Buffer, contentType: string): Part[] {
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
   if (!boundary) return [];
   const marker = Buffer.from(`--${boundary[1] ?? boundary[2]}`);

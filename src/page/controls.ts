@@ -33,6 +33,9 @@ export function describeControl(el: Element, role: string, gated: boolean): DomC
   if (gated) rec.gated = true;
   if ((el.hasAttribute('aria-label') && !!clean(attr(el, 'aria-label'))) || el.hasAttribute('aria-labelledby') || ((el as HTMLInputElement).labels?.length ?? 0) > 0) rec.labelled = true;
   if (type) rec.type = type;
+  const ariaLabel = clean(attr(el, 'aria-label') || '');
+  const ownLabel = clean(Array.from((el as HTMLInputElement).labels ?? [], (l) => textOf(l, 160)).join(' '));
+  if (ariaLabel && ownLabel && ownLabel.toLowerCase() !== ariaLabel.toLowerCase()) rec.ownLabel = ownLabel.slice(0, 160);
   if (type !== 'password') {
     if (input && !['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'hidden'].includes(type!)) rec.value = input.value.slice(0, 500);
     else if (tag === 'textarea') rec.value = (el as HTMLTextAreaElement).value.slice(0, 500);

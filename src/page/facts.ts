@@ -32,6 +32,11 @@ export interface DomControl {
   title?: string;
   /** Label-like text from visual context (row text, column header, icon alt) for unlabelled controls. */
   inferred?: string;
+  /**
+   * The text of the control's own `<label>` where an `aria-label` of other words replaced it as the
+   * accessible name (USWDS's file input names itself "Drag file here or choose from folder"): what the clerk reads.
+   */
+  ownLabel?: string;
   /** `name` attribute of a radio input (its group). */
   radioName?: string;
   /** The blocks the control sits in, closest first (see sections.ts); absent when none. */

@@ -75,6 +75,7 @@ export const TIERS = {
   'test/vault/vault.test.ts',
   ],
   integration: [
+  'test/lab/design-systems.test.ts',
   'test/agent/act/clear.test.ts',
   'test/agent/act/executor.test.ts',
   'test/agent/act/frames.test.ts',

@@ -240,8 +240,37 @@ async function check(locator: Locator, control: Control, checked: boolean, timeo
   await ensureEnabled(locator, control, timeout);
   if (control.role === 'radio' && !checked) throw new Stop('error', `${control.label} is a radio button: it cannot be unticked; choose another option of its group`);
   await bringIntoView(locator, timeout);
-  await locator.setChecked(checked, { timeout });
+  await tick(locator, control, checked, timeout);
   return { readBack: (t) => stillChecked(locator, control, checked, t) };
+}
+
+/**
+ * Ticks (or unticks) a box the way the user would: the box itself when it takes a click, else its
+ * own label, where a design system draws the box on the label and hides or covers the input (USWDS
+ * tiles and checkboxes: "label intercepts pointer events"). The state is read back either way.
+ */
+async function tick(locator: Locator, control: Control, checked: boolean, timeout: number): Promise<void> {
+  if ((await locator.isChecked({ timeout })) === checked) return;
+  const takesClick = await locator.click({ trial: true, timeout: Math.min(timeout, 750) }).then(
+    () => true,
+    () => false,
+  );
+  if (takesClick) return locator.setChecked(checked, { timeout });
+  const label = await userTarget(locator);
+  if (!label) return locator.setChecked(checked, { timeout });
+  await label.click({ timeout });
+  if ((await locator.isChecked({ timeout })) !== checked) throw new Stop('error', `${control.label} is drawn on its label, and a click on the label did not ${checked ? 'tick' : 'untick'} it`);
+}
+
+/** What the user clicks for a hidden or covered input: its own label (by id, else the label around it); null when it has none. */
+async function userTarget(locator: Locator): Promise<Locator | null> {
+  const id = await locator.getAttribute('id').catch(() => null);
+  if (id) {
+    const byFor = locator.page().locator(`label[for=${JSON.stringify(id)}]`).first();
+    if ((await byFor.count()) > 0 && (await byFor.isVisible())) return byFor;
+  }
+  const around = locator.locator('xpath=ancestor::label[1]');
+  return (await around.count()) > 0 ? around : null;
 }
 
 /** A box still ticked (or not) as the action left it; null when it is, or is gone. */
@@ -323,7 +352,7 @@ async function selectRadio(read: PageRead, control: Control, value: string, time
   if (!radio) throw new Stop('unknown_ref', `${target.label} is gone or the page changed since it was read; observe again`);
   await ensureEnabled(radio, target, timeout);
   await bringIntoView(radio, timeout);
-  await radio.check({ timeout });
+  await tick(radio, target, true, timeout);
   return { ...(target === control ? {} : { message: `ticked ${target.label}` }), readBack: (t) => stillChecked(radio, target, true, t) };
 }
 

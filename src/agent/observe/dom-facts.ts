@@ -34,6 +34,7 @@ const DomControlSchema: z.ZodType<DomControl> = z.object({
   hint: z.string().optional(),
   title: z.string().optional(),
   inferred: z.string().optional(),
+  ownLabel: z.string().optional(),
   radioName: z.string().optional(),
   sections: z.array(z.object({ label: z.string(), position: z.number().int().positive().optional() })).optional(),
 });

@@ -358,6 +358,8 @@ function expectsOf(dom: DomControl | undefined, name: string): string | undefine
 
 /** The accessible name, else a name from visual context (row text, column header, placeholder, icon). */
 function nameOf(node: AriaNode, dom: DomControl | undefined, memo: WeakMap<AriaNode, string>): { name: string; nameSource: NameSource } {
+  // An aria-label that replaced the control's own visible <label> with other words: the label is what the clerk reads.
+  if (dom?.ownLabel) return { name: clip(dom.ownLabel), nameSource: 'accessible' };
   let name = collapse(node.name ?? '');
   // ai mode omits names that repeat printed content (a link around a heading): take the content.
   if (!name && NAME_FROM_CONTENT.has(node.role)) name = nodeText(node, memo);

@@ -103,6 +103,27 @@ describe('check', () => {
     expect(untick.status).toBe('error');
     expect(await page.locator('input[value=post]').isChecked()).toBe(true);
   });
+
+  it('ticks a box drawn on its label (the input moved off screen, as USWDS draws it) by clicking the label, and reads it back', async () => {
+    const page = await browser.page();
+    await page.setContent(`<style>.sr{position:absolute;left:-999em}</style><form>
+      <input class="sr" type="checkbox" id="certify" name="certify"><label for="certify">I certify that this is true</label>
+      <fieldset><legend>Contact method</legend><input class="sr" type="radio" id="c-mail" name="contact" value="mail"><label for="c-mail">Mail</label>
+      <input class="sr" type="radio" id="c-phone" name="contact" value="phone"><label for="c-phone">Phone</label></fieldset>
+      <label>Aware <input class="sr" type="checkbox" id="aware"></label>
+      <label for="proof">Proof of identity</label><input type="file" id="proof" aria-label="Drag file here or choose from folder"></form>`);
+    const read = await observer.read(page);
+    // The file input is named by its own <label>, not the aria-label that replaced it.
+    expect(read.observation.controls.some((c) => c.name === 'Proof of identity')).toBe(true);
+    expect((await executeAction(page, read, { type: 'check', ref: find(read, 'checkbox', 'I certify that this is true').ref, checked: true })).status).toBe('done');
+    expect(await page.locator('#certify').isChecked()).toBe(true);
+    expect((await executeAction(page, read, { type: 'check', ref: find(read, 'radio', 'Phone').ref, checked: true })).status).toBe('done');
+    expect(await page.locator('#c-phone').isChecked()).toBe(true);
+    expect((await executeAction(page, read, { type: 'check', ref: find(read, 'checkbox', 'Aware').ref, checked: true })).status).toBe('done');
+    expect(await page.locator('#aware').isChecked()).toBe(true);
+    expect((await executeAction(page, read, { type: 'check', ref: find(read, 'checkbox', 'I certify that this is true').ref, checked: false })).status).toBe('done');
+    expect(await page.locator('#certify').isChecked()).toBe(false);
+  });
 });
 
 describe('click', () => {

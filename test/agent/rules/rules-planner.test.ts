@@ -128,4 +128,27 @@ describe('rules planner: documents, formats and one-page forms', () => {
     const filled = { ...name, value: 'Anand Bakery' };
     expect(await planWith(page([filled, reset, submit]), { business_name: 'Anand Bakery' })).toEqual([{ type: 'click', ref: submit.ref }]);
   });
+  it('on a check-answers page presses the last button by its other wordings ("Accept and send"), never "Change"', async () => {
+    const review = page([control({ role: 'link', name: 'Change full name' }), control({ role: 'button', name: 'Accept and send' })], { headings: ['Check your answers before sending your application'] });
+    const actions = await plan(review);
+    expect(actions).toEqual([{ type: 'click', ref: review.controls[1]!.ref }]);
+  });
+
+  it('reads the order of a date from an example in the hint (17/5/2024 is day first, 5/17/2024 month first)', async () => {
+    const planner = new RulesPlanner(profile);
+    planner.start({ caseId: 'C-2', portal: 'shops', task: 'claim', fields: { date_of_the_incident: '2025-03-14' }, aliases: {}, declarations: [] });
+    const dayFirst = page([control({ role: 'textbox', name: 'Date of the incident', value: '', expects: 'hint "For example, 17/5/2024."' })]);
+    const monthFirst = page([control({ role: 'textbox', name: 'Date of the incident', value: '', expects: 'hint "For example, 5/17/2024"' })]);
+    const first = await planner.decide({ step: 0, observation: dayFirst, previous: [], notes: [], screenshot: async () => new Uint8Array() });
+    expect(first.turn.actions[0]).toMatchObject({ type: 'fill', field: 'date_of_the_incident', format: 'date:DD/MM/YYYY' });
+    const other = new RulesPlanner(profile);
+    other.start({ caseId: 'C-3', portal: 'shops', task: 'claim', fields: { date_of_the_incident: '2025-03-14' }, aliases: {}, declarations: [] });
+    const second = await other.decide({ step: 0, observation: monthFirst, previous: [], notes: [], screenshot: async () => new Uint8Array() });
+    expect(second.turn.actions[0]).toMatchObject({ type: 'fill', field: 'date_of_the_incident', format: 'date:MM/DD/YYYY' });
+  });
+
+  it('does not choose again in a typed combo box that already shows the case value', async () => {
+    const actions = await plan(page([control({ role: 'combobox', name: 'District', value: 'Pune' })]));
+    expect(actions.filter((a) => a.type === 'select')).toEqual([]);
+  });
 });

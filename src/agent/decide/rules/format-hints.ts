@@ -25,7 +25,9 @@ function formatNamedIn(text: string | undefined, value: string): ValueFormat | u
   if (/\bmm\s*\/\s*dd\s*\/\s*yyyy\b/.test(t)) return 'date:MM/DD/YYYY';
   if (/\byyyy\s*-\s*mm\s*-\s*dd\b/.test(t)) return 'date:YYYY-MM-DD';
   if (/\bd{1,2}\s+m{3,4}\s+y{4}\b/.test(t) || /\b\d{1,2} (january|february|march|april|may|june|july|august|september|october|november|december) \d{4}\b/.test(t)) return 'date:D MMMM YYYY';
-  if (/\b\d{2}\/\d{2}\/\d{4}\b/.test(t) && !('problem' in caseDate(value))) return 'date:DD/MM/YYYY';
+  // An example date ("for example, 17/5/2024"): day first unless only its second number can be a day.
+  const example = /\b(\d{1,2})\/(\d{1,2})\/\d{4}\b/.exec(t);
+  if (example && !('problem' in caseDate(value))) return Number(example[2]) > 12 && Number(example[1]) <= 12 ? 'date:MM/DD/YYYY' : 'date:DD/MM/YYYY';
   if (/(start|begin)s? with (a )?0\b|(include|with) (the |a )?leading (0|zero)|\b0\d{9,10}\b/.test(t) && /\d{6}/.test(value.replace(/\D/g, ''))) return 'phone:trunk';
   if (/(include|with) (the )?(country|international) (code|prefix)|\+\d{1,3}\s*x{6,}/.test(t) && /^\s*(\+|00)/.test(value)) return 'phone:international';
   if (/\b(post ?code|pin ?code)\b.*\b(no|without) spaces?\b|\b(no|without) spaces?\b.*\b(post ?code|pin ?code)\b/.test(t)) return 'postcode:compact';

@@ -23,7 +23,7 @@ const CONTINUE_WORDS = [
 const NEVER_PRESS = /\b(reset|clear|cancel|delete|remove|sign out|log out|logout|withdraw)\b/;
 const SUBMIT = /\bsubmit\b/;
 /** Other words a one-page form's own send button goes by. */
-const SEND_WORDS = /^(send|apply|file|register|complete|finish|confirm)\b/;
+const SEND_WORDS = /^(send|apply|file|register|complete|finish|confirm|accept)\b/;
 /** A button that adds one more person's block ("Add another partner", "Add a director"). */
 const ADD_ANOTHER = /^add (another|a|an|one more|more|new)\b/;
 /** A look-up button: it lists what the portal knows for what was typed (addresses for a postcode). */
@@ -120,7 +120,8 @@ export class RulesPlanner implements Planner {
     }
 
     if (isFinalReviewPage(observation, this.profile)) {
-      const submit = observation.controls.find((c) => isPressable(c) && SUBMIT.test(normaliseLabel(c.name)));
+      // "Submit", else the page's own last button by its other wordings ("Accept and send", "Send application", "Confirm and pay").
+      const submit = observation.controls.find((c) => isPressable(c) && SUBMIT.test(normaliseLabel(c.name))) ?? this.submitControl(observation);
       if (submit) return turn('Review page: propose the final submit (the clerk approves it).', [{ type: 'click', ref: submit.ref }]);
     }
 
@@ -182,7 +183,7 @@ export class RulesPlanner implements Planner {
         const fill = this.fillFor(control, observation);
         if (fill) actions.push(fill);
       } else if (CHOICE_ROLES.has(control.role) && typeof value === 'string') {
-        if (!sameText(control.selected, value)) actions.push({ type: 'select', ref: control.ref, field: field! });
+        if (!sameText(control.selected ?? control.value, value)) actions.push({ type: 'select', ref: control.ref, field: field! });
       } else if (control.role === 'checkbox' || control.role === 'switch') {
         const choice = this.checkboxChoice(control, field, value);
         if (choice && (control.checked === true) !== choice.checked) actions.push({ type: 'check', ref: control.ref, ...choice });
