@@ -1,3 +1,5 @@
+import { PortalDeskError } from '../base/portal-desk-error';
+
 /**
  * Fencing: a desk's hold on a run is a lease epoch, a number in the run's row. The store that
  * creates a run holds epoch 1; a store that writes a run it does not hold yet (a resume) takes it
@@ -5,7 +7,7 @@
  * lock, that the epoch is still the one this store holds: a desk that was frozen or cut off while
  * another desk took its run over finds its writes refused, and writes nothing into that run.
  */
-class LeaseLostError extends Error {
+class LeaseLostError extends PortalDeskError {
   constructor(runId: string, held: number, current: number) {
     super(`Refused to write run ${runId}: this desk's hold on it (lease epoch ${held}) was taken over (epoch ${current} now); it stopped and wrote nothing.`);
   }
@@ -33,6 +35,15 @@ export class RunLeases {
     }
     if (held !== current) throw new LeaseLostError(runId, held, current);
     return null;
+  }
+
+  /**
+   * A resume takes the run whatever this store held before (its owner is gone: the resume checked
+   * that under the row's lock): the next write raises the epoch, so an earlier hold, ours or a
+   * frozen desk's, writes nothing more.
+   */
+  resuming(runId: string): void {
+    this.held.delete(runId);
   }
 
   /** Whether this store still holds the run at `current` (a run it never wrote: yes, nothing to lose). */

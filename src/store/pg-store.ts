@@ -301,6 +301,7 @@ export class PgStore implements Store {
       await this.refuseBusyClient(c, found.client_id, found.portal, runId);
       const row = await this.lockRun(c, runId);
       if (LIVE_STATUSES.includes(row.status as RunStatus) && !this.ownerGone(row)) throw new ClientBusyError(row.client_id, row.portal, row, runId);
+      this.leases.resuming(runId);
       await this.updateRunTx(c, runId, patch);
     });
   }

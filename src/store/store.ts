@@ -202,6 +202,7 @@ export class Store implements RunRecorder {
       const ownerAlive = row.owner_token === this.ownerToken || (row.owner_pid !== null && row.owner_pid !== process.pid && processIsAlive(row.owner_pid));
       if (LIVE_STATUSES.includes(row.status as RunStatus) && ownerAlive) throw new ClientBusyError(row.client_id, row.portal, row, runId);
       this.refuseBusyClient(row.client_id, row.portal, runId);
+      this.leases.resuming(runId);
       this.updateRunTx(runId, patch);
     }).immediate();
   }

@@ -100,7 +100,9 @@ eachStore('markInterrupted', (kind) => {
     expect(await store.markInterrupted()).toEqual([]);
 
     // Resuming writes a `resumed` row and makes this process the owner.
-    await store.updateRun('orphan-running', { status: 'running' });
+    // (The client's other live runs end first: a resume beside it is refused, one live run per client and portal.)
+    await target.rows("UPDATE runs SET status = 'done' WHERE id IN ('live-elsewhere', 'mine')");
+    await store.resumeRun('orphan-running', 'resumed by the test');
     expect((await store.auditTrail('orphan-running')).at(-1)).toMatchObject({ type: 'resumed', fromStatus: 'interrupted', toStatus: 'running' });
     expect(await store.markInterrupted()).toEqual([]);
   });
