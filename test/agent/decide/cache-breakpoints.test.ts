@@ -101,7 +101,8 @@ describe('cache breakpoints where they pay', () => {
       for (const prefix of breakpointPrefixes(request.body)) expect(prefix, `request ${request.index}`).toBeGreaterThanOrEqual(4_096);
     }
     const cachedFrom = server.requests.findIndex((request) => breakpointPrefixes(request.body).length > 0);
-    expect(cachedFrom).toBeGreaterThan(0);
+    // Once the request is long enough (a first page can be: the opening turn then stays uncached, the breakpoint goes on the conversation).
+    expect(cachedFrom).toBeGreaterThanOrEqual(0);
     expect(usages[cachedFrom]!.write).toBeGreaterThan(4_096);
     for (const usage of usages.slice(cachedFrom + 1)) expect(usage.read).toBeGreaterThan(4_096);
   });
