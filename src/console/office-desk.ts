@@ -1,5 +1,6 @@
 import { heldRequestLine, type ApprovalRequest, type ApprovalGate, type InputRequest, type InputSource, type TakeOverRequest } from '../shared/clerk';
 import type { OfficeView, OfficeWaitView } from '../shared/console-api';
+import { describeAction } from '../shared/describe-action';
 import { OfficeQueue, OfficeWorker, type CaseExecutor } from '../service/office-queue';
 import { officeDeskName, OfficeWaits, type OfficeWait } from '../service/office-waits';
 import type { PgStore } from '../store';
@@ -201,7 +202,9 @@ function waitView(w: OfficeWait, deskId: string | undefined): OfficeWaitView {
   }
   if (w.kind === 'approval') {
     const p = w.prompt as Partial<ApprovalRequest>;
-    const what = p.request ? heldRequestLine(p.request) : (p.element ?? p.action?.type ?? 'an action');
+    // The action the clerk is asked about (click button "Submit application"), then the request it sends.
+    const action = p.action ? describeAction(p.action, p.element) : (p.element ?? 'an action');
+    const what = p.request ? (p.action ? `${action} — ${heldRequestLine(p.request)}` : heldRequestLine(p.request)) : action;
     return { ...common, kind: 'approval', question: `Approve: ${what}`, ...(p.verdict?.reason ? { reason: p.verdict.reason } : {}) };
   }
   const p = w.prompt as Partial<InputRequest>;
