@@ -49,7 +49,14 @@ describe('the https lab', () => {
     const gate = new CommitGate(profile);
     const records: GateRecord[] = [];
     gate.onRecord((r) => records.push(r));
-    gate.setJudge({ approve: async () => ({ decision: 'deny', by: 'clerk:test' }), origin: () => ({ origin: 'not_from_case' }), beforeSubmission: async () => ({ send: true }) });
+    // The clerk denies every card. Values are told as the run's judge tells them (gate-judge.ts:
+    // a value equal to a case field is from the case), so the section saves fit the profile's
+    // request map under default deny and go free; only what no save names is held.
+    const origin = (value: string) => {
+      const field = value === '' ? undefined : Object.entries(caseFile.fields).find(([, v]) => v !== null && v !== undefined && String(v) === value)?.[0];
+      return field ? { origin: 'case' as const, field } : { origin: 'not_from_case' as const };
+    };
+    gate.setJudge({ approve: async () => ({ decision: 'deny', by: 'clerk:test' }), origin, beforeSubmission: async () => ({ send: true }) });
     try {
       const watchdogs = await installWatchdogs(context, profile, () => undefined, { gate });
       const page = await watchdogs.openPage();

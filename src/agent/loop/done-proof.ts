@@ -61,12 +61,14 @@ export function applicationNumbersIn(observation: Observation, profile: PortalPr
  * script, a form no card named). One request, one entry; its new numbers beside it.
  */
 async function applicationsFiled(run: RunContext, profile: PortalProfile): Promise<{ line: string; numbers: string[] }[]> {
-  const pattern = new RegExp(profile.confirmation.applicationNumberPattern, 'g');
+  // RE2 (linear time), like every other match of the profile's pattern: these answers are whole
+  // response bodies, and a pattern such as `(.+){15}Z` backtracks on them without end in RegExp.
+  const pattern = linearPattern(profile.confirmation.applicationNumberPattern);
   const before = run.state.numbersBeforeSubmission;
   const filed: { line: string; numbers: string[] }[] = [];
   const known = (n: string) => filed.some((f) => f.numbers.includes(n));
   for (const answer of await run.o.gate.portalAnswers()) {
-    const numbers = [...new Set([...answer.text.matchAll(pattern)].map((m) => m[1] ?? m[0]).filter((n) => !before.has(n)))];
+    const numbers = [...new Set(allMatches(pattern, answer.text, 50).filter((n) => !before.has(n)))];
     const fresh = numbers.filter((n) => !known(n));
     if (answer.kind === 'submission') filed.push({ line: answer.line, numbers });
     else if (fresh.length === 0) continue;
