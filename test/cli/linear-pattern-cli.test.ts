@@ -23,14 +23,15 @@ function portalsWith(pattern: string): string {
 }
 
 describe('patterns run in linear time (the CLI, as a real process)', () => {
-  it('the hostile patterns match a page built to trigger backtracking in well under a second', () => {
+  it('the hostile patterns match a page built to trigger backtracking in seconds, not the hours a backtracking engine takes', () => {
     const page = `${'x'.repeat(50_000)} ${'1'.repeat(50_000)} SHP-2026-000123`;
     for (const source of HOSTILE) {
       const pattern = linearPattern(source);
       const started = performance.now();
       firstMatch(pattern, page);
       allMatches(pattern, page, 50);
-      expect(performance.now() - started, source).toBeLessThan(1000);
+      // Linear: well under a second on a quiet machine; the bound leaves room for a loaded one (backtracking here takes hours).
+      expect(performance.now() - started, source).toBeLessThan(10_000);
     }
     expect(firstMatch(linearPattern(HOSTILE[0]!), page)).toBe('SHP-2026-000123');
   });
