@@ -19,8 +19,8 @@ interface ApprovalReading {
   review: ReviewRow[] | null;
 }
 
-export async function readApproval(page: Page, profile: PortalProfile, caseFile: CaseFile, clerkValues: Record<string, string>, timeoutMs = 4_000): Promise<ApprovalReading> {
-  const [fullPagePng, review] = await Promise.all([fullPagePicture(page, timeoutMs), reviewRows(page, profile, caseFile, clerkValues, timeoutMs)]);
+export async function readApproval(page: Page, profile: PortalProfile, caseFile: CaseFile, clerkValues: Record<string, string>, { fullPage = true, timeoutMs = 4_000 }: { fullPage?: boolean; timeoutMs?: number } = {}): Promise<ApprovalReading> {
+  const [fullPagePng, review] = await Promise.all([fullPage ? fullPagePicture(page, timeoutMs) : null, reviewRows(page, profile, caseFile, clerkValues, timeoutMs)]);
   return { fullPagePng, review };
 }
 

@@ -719,10 +719,11 @@ export class ConsoleService {
 
   private async readApprovalDetail(req: ApprovalRequest, gatedFullPage: Buffer | null): Promise<void> {
     const live = this.live.get(req.runId);
-    if (!live?.page) return;
+    if (!live) return;
     const run = await this.store.getRun(req.runId).catch(() => null);
     const clerkValues = run ? ((JSON.parse(run.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {}) : {};
-    const reading = await readApproval(live.page, live.profile, live.caseFile, clerkValues);
+    // With the run's own whole-page picture in hand, the page is only read for its review rows.
+    const reading = live.page ? await readApproval(live.page, live.profile, live.caseFile, clerkValues, { fullPage: gatedFullPage === null }) : { review: null, fullPagePng: null };
     if (this.desk.pendingApproval(req.runId)?.step !== req.step) return;
     // The run's own whole-page picture (taken before the action, the page steady) comes first; mid-navigation the console's may not come.
     live.approval = { step: req.step, review: reading.review ?? req.request?.review ?? null, fullPagePng: gatedFullPage ?? reading.fullPagePng };
