@@ -26,7 +26,19 @@ interface RouteSession {
   planner: Planner;
   /** After the run: learn, heal, confirm or count a failure; never throws (a route is an optimisation, never the run's outcome). */
   finish(run: { runId: string; status: RunStatus; reason: string }): Promise<RouteReport>;
+  /** The run is over, however it ended (called after `finish`, or instead of it): runs waiting for the route it learns go on. */
+  release(): void;
 }
+
+/**
+ * Runs of this process learning a route: started with none to follow (none stored, a retired one,
+ * or one that could not be read), by route store, portal and task; each resolves once its run is
+ * over and its route, if any, saved. A run of the same portal and task that starts meanwhile (a
+ * batch starts the next case while the first waits for the clerk at its submission) waits for it,
+ * then follows the route it learned on every page, instead of asking the planner for the pages
+ * the first run is about to learn and saving a route of its own over the first's.
+ */
+const learning = new WeakMap<RouteStore, Map<string, Promise<void>>>();
 
 /**
  * Wraps the run's planner in the route follower for this portal and task. A stored route that
@@ -40,17 +52,37 @@ export async function openRouteSession(
   context: { profile: PortalProfile; portal: string; task: string; log?: (line: string) => void },
 ): Promise<RouteSession> {
   const { log } = context;
+  const key = `${context.portal}\u0000${context.task}`;
+  const learners = learning.get(routes) ?? new Map<string, Promise<void>>();
+  learning.set(routes, learners);
+  // One at a time: a run that waited checks again, as another may have started learning meanwhile.
+  for (let learner = learners.get(key); learner; learner = learners.get(key)) {
+    log?.(`route: waiting for the run of this portal and task that is learning its route, to follow it`);
+    await learner;
+  }
   let previous: Route | null = null;
   try {
     previous = await routes.getRoute(context.portal, context.task);
   } catch (err) {
     log?.(`route: not followed: ${errorText(err)}`);
   }
+  let release = (): void => undefined;
+  if (previous?.status !== 'active') {
+    const learned = new Promise<void>((resolve) => {
+      release = () => {
+        release = () => undefined;
+        if (learners.get(key) === learned) learners.delete(key);
+        resolve();
+      };
+    });
+    learners.set(key, learned);
+  }
   if (previous?.status === 'retired') log?.(`route: v${previous.version} is retired (${previous.retiredReason ?? 'failed twice'}); the planner decides every page`);
   else if (previous) log?.(`route: following v${previous.version} (${previous.steps.length} pages) where the pages match; the planner decides the rest`);
   const follower = new RouteFollower(planner, { route: previous, profile: context.profile });
   return {
     planner: follower,
+    release: () => release(),
     async finish(run) {
       const counts = follower.counts;
       const fallbacks = follower.trace.filter((t) => t.why).map((t) => `step ${t.index}: ${t.why}`);
@@ -74,6 +106,8 @@ export async function openRouteSession(
         const line = `the route was not updated: ${errorText(err)}`;
         log?.(`route: ${line}`);
         return { ...report, update: { kind: 'none', line } };
+      } finally {
+        release();
       }
     },
   };
@@ -89,8 +123,14 @@ export async function openRouteSession(
  * Spread into the run's services: `{ store, ..., ...routesFor(store, { noRoute }) }`.
  */
 export function routesFor(store: Store, options: { noRoute?: boolean } = {}): { routes?: RouteStore } {
-  return options.noRoute ? {} : { routes: new RoutesBeside(store) };
+  if (options.noRoute) return {};
+  // One per store, so runs started apart (the console's own runs, its queue) see each other learning.
+  let routes = beside.get(store);
+  if (!routes) beside.set(store, (routes = new RoutesBeside(store)));
+  return { routes };
 }
+
+const beside = new WeakMap<Store, RoutesBeside>();
 
 /**
  * The routes table beside a run store, opened for each use and let go after it (a desk's SQLite

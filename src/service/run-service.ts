@@ -114,83 +114,88 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
       ? await openRouteSession(services.routes, store, planner, { profile, portal: caseFile.portal, task: caseFile.task, log: (line) => request.listener?.log?.(line) })
       : undefined;
 
-  const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
-  // The browser-level guard is in place before the first page exists; its reports go to the step log.
-  const relay: { loop?: RunLoop; early: GuardEvent[] } = { early: [] };
-  // Requests that can commit something wait here for the clerk, whatever sends them.
-  const gate = new CommitGate(profile);
-  // What the clerk taught this portal's request map before, and where what they teach now is kept.
-  const maps = requestMapsOf(store);
-  const keeping = new Set<Promise<unknown>>();
+  // Released however the run ends: a run of the same portal waiting for the route this one learns goes on.
   try {
-    const known = await maps.listMap(profile.id);
-    gate.learnMap(
-      known.map((k) => k.entry),
-      (entry, by) => {
-        const kept = maps.learn(profile.id, entry, by, runId).catch((err: unknown) => request.listener?.log?.(`The request map entry could not be kept: ${String(err)}`));
-        keeping.add(kept);
-        void kept.finally(() => keeping.delete(kept));
-      },
-    );
-  } catch (err) {
-    request.listener?.log?.(`The learned request map could not be read (${String(err)}); every request it would name is asked about`);
-  }
-  const watchdogs = await installWatchdogs(
-    context,
-    profile,
-    (event) => {
-      if (relay.loop) relay.loop.note(event.type, event.detail);
-      else relay.early.push(event);
-    },
-    { gate },
-  );
-  const page = await watchdogs.openPage();
-  if (request.trace && !services.traces) throw new Error('A trace was asked for, but nothing here keeps traces (no trace keeper); nothing was traced');
-  const trace = request.trace && services.traces ? new RunTrace(context, services.traces, runId) : undefined;
-  request.onStart?.(runId);
-  await request.onPage?.(page);
-  const loop = new RunLoop({
-    runId,
-    page,
-    profile,
-    caseFile,
-    planner: routes?.planner ?? planner,
-    observer: createObserver(),
-    recorder: trace ? trace.recorder(store) : store,
-    approvals: services.approvals,
-    inputs: services.inputs,
-    ...(services.takeOvers ? { takeOvers: services.takeOvers } : {}),
-    credentials: services.credentials,
-    limits: request.limits,
-    ...(request.now ? { now: request.now } : {}),
-    listener: trace ? trace.listener(request.listener) : request.listener,
-    firstStep,
-    clerkValues,
-    loginStates: services.loginStates,
-    // Beside the SQLite file, or in this desk's data folder for the office store.
-    receipts: receiptFolder(receiptsHome(store)),
-    gate,
-    ...(request.wait ? { wait: request.wait } : {}),
-  });
-  relay.loop = loop;
-  for (const event of relay.early) loop.note(event.type, event.detail);
-  const credentials = await services.credentials.get(caseFile.clientId, profile.id);
-  if (credentials) {
-    loop.addSecret(credentials.password);
-  }
-
-  try {
-    const result = await loop.run();
-    const route = await routes?.finish({ runId, status: result.status, reason: result.reason });
-    // A browser that died under the run has no login state left to keep (the run is `interrupted`).
-    if (services.loginStates && context.browser()?.isConnected() !== false) {
-      await services.loginStates.save(caseFile.clientId, profile.id, JSON.stringify(await context.storageState()));
+    const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
+    // The browser-level guard is in place before the first page exists; its reports go to the step log.
+    const relay: { loop?: RunLoop; early: GuardEvent[] } = { early: [] };
+    // Requests that can commit something wait here for the clerk, whatever sends them.
+    const gate = new CommitGate(profile);
+    // What the clerk taught this portal's request map before, and where what they teach now is kept.
+    const maps = requestMapsOf(store);
+    const keeping = new Set<Promise<unknown>>();
+    try {
+      const known = await maps.listMap(profile.id);
+      gate.learnMap(
+        known.map((k) => k.entry),
+        (entry, by) => {
+          const kept = maps.learn(profile.id, entry, by, runId).catch((err: unknown) => request.listener?.log?.(`The request map entry could not be kept: ${String(err)}`));
+          keeping.add(kept);
+          void kept.finally(() => keeping.delete(kept));
+        },
+      );
+    } catch (err) {
+      request.listener?.log?.(`The learned request map could not be read (${String(err)}); every request it would name is asked about`);
     }
-    return { ...result, runId, wallMs: Date.now() - started, ...(route ? { route } : {}) };
+    const watchdogs = await installWatchdogs(
+      context,
+      profile,
+      (event) => {
+        if (relay.loop) relay.loop.note(event.type, event.detail);
+        else relay.early.push(event);
+      },
+      { gate },
+    );
+    const page = await watchdogs.openPage();
+    if (request.trace && !services.traces) throw new Error('A trace was asked for, but nothing here keeps traces (no trace keeper); nothing was traced');
+    const trace = request.trace && services.traces ? new RunTrace(context, services.traces, runId) : undefined;
+    request.onStart?.(runId);
+    await request.onPage?.(page);
+    const loop = new RunLoop({
+      runId,
+      page,
+      profile,
+      caseFile,
+      planner: routes?.planner ?? planner,
+      observer: createObserver(),
+      recorder: trace ? trace.recorder(store) : store,
+      approvals: services.approvals,
+      inputs: services.inputs,
+      ...(services.takeOvers ? { takeOvers: services.takeOvers } : {}),
+      credentials: services.credentials,
+      limits: request.limits,
+      ...(request.now ? { now: request.now } : {}),
+      listener: trace ? trace.listener(request.listener) : request.listener,
+      firstStep,
+      clerkValues,
+      loginStates: services.loginStates,
+      // Beside the SQLite file, or in this desk's data folder for the office store.
+      receipts: receiptFolder(receiptsHome(store)),
+      gate,
+      ...(request.wait ? { wait: request.wait } : {}),
+    });
+    relay.loop = loop;
+    for (const event of relay.early) loop.note(event.type, event.detail);
+    const credentials = await services.credentials.get(caseFile.clientId, profile.id);
+    if (credentials) {
+      loop.addSecret(credentials.password);
+    }
+
+    try {
+      const result = await loop.run();
+      const route = await routes?.finish({ runId, status: result.status, reason: result.reason });
+      // A browser that died under the run has no login state left to keep (the run is `interrupted`).
+      if (services.loginStates && context.browser()?.isConnected() !== false) {
+        await services.loginStates.save(caseFile.clientId, profile.id, JSON.stringify(await context.storageState()));
+      }
+      return { ...result, runId, wallMs: Date.now() - started, ...(route ? { route } : {}) };
+    } finally {
+      await context.close().catch(() => undefined);
+      await Promise.allSettled([...keeping]);
+      maps.close();
+    }
   } finally {
-    await context.close().catch(() => undefined);
-    await Promise.allSettled([...keeping]);
-    maps.close();
+    routes?.release();
   }
 }
 

@@ -51,6 +51,12 @@ export async function act(pending: PendingAction, run: RunContext): Promise<Acti
   else if (p.askAtGate) run.note('gated_action', `${describeAction(action, element)} sent no request that navigates or sends data while it ran: there was nothing to put to the clerk (${p.verdict.reason})`);
   const denial = takeDenial(state);
   if (denial) return ended(p, { status: 'denied', message: denial }, failed(denial));
+  // The click did its work: its first request waited at the gate for the clerk, was approved and went, and the
+  // page it sent moved on meanwhile, so the control was gone before the click call returned. Not a failure
+  // (a learned route keeps this page, and a route that clicked it goes on).
+  if (asked?.decision === 'approve' && outcome.status === 'unknown_ref' && action.type === 'click') {
+    outcome = { status: 'done', message: `approved at the gate and sent; the page moved on (${outcome.message ?? 'the control went away'})`, ms: outcome.ms };
+  }
   if (outcome.status === 'done' && action.type === 'click') await run.progress.clicked(control, read.observation);
   return ran(p, outcome);
 }
