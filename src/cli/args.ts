@@ -54,3 +54,17 @@ export function positiveInt(name: string, value: string | undefined, fallback: n
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, in digits only (got "${shownArg(value)}")`);
   return n;
 }
+
+/** The options every command that runs one supervised case shares (`run`, `portals learn`). */
+export const CASE_RUN_OPTIONS = {
+  case: { type: 'string' },
+  approve: { type: 'string' },
+  'lab-url': { type: 'string' },
+  db: { type: 'string' },
+  'otp-command': { type: 'string' },
+  answer: { type: 'string', multiple: true },
+  'max-steps': { type: 'string' },
+  'time-limit': { type: 'string' },
+  headed: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;

@@ -11,7 +11,7 @@ import type { StepRecord } from '../../shared/run';
 import { executeRun } from '../../service/run-service';
 import { defaultDbPath, requestMapsOf } from '../../store';
 import { CredentialChain } from '../../vault';
-import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
+import { CASE_RUN_OPTIONS, oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { DemoLoader } from '../demo-portals';
@@ -62,21 +62,12 @@ class LearningApprovals implements ApprovalGate {
 
 export async function portalsLearnCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
+    ...CASE_RUN_OPTIONS,
     id: { type: 'string' },
     name: { type: 'string' },
     'start-url': { type: 'string' },
-    case: { type: 'string' },
-    approve: { type: 'string' },
     out: { type: 'string' },
     yes: { type: 'boolean' },
-    'lab-url': { type: 'string' },
-    db: { type: 'string' },
-    'otp-command': { type: 'string' },
-    answer: { type: 'string', multiple: true },
-    'max-steps': { type: 'string' },
-    'time-limit': { type: 'string' },
-    headed: { type: 'boolean' },
-    json: { type: 'boolean' },
   });
   if (values.help) {
     console.log(HELP);

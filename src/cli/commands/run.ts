@@ -13,7 +13,7 @@ import type { RunEvent } from '../../store/records';
 import { defaultDbPath } from '../../store';
 import { routesFor } from '../../service/learned-routes';
 import { CredentialChain } from '../../vault';
-import { oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
+import { CASE_RUN_OPTIONS, oneOf, parseCommandArgs, positiveInt, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
 import { autoApprovalWarning, TerminalApprovals, TerminalInputs } from '../clerk-terminal';
 import { formatStep } from '../step-log';
@@ -50,19 +50,10 @@ Each step is printed on stderr: number, action, element, guard verdict, outcome.
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, {
-    case: { type: 'string' },
+    ...CASE_RUN_OPTIONS,
     model: { type: 'string' },
-    approve: { type: 'string' },
     layout: { type: 'string' },
-    'lab-url': { type: 'string' },
-    db: { type: 'string' },
-    'otp-command': { type: 'string' },
-    answer: { type: 'string', multiple: true },
-    'max-steps': { type: 'string' },
-    'time-limit': { type: 'string' },
     'wait-limit': { type: 'string' },
-    headed: { type: 'boolean' },
-    json: { type: 'boolean' },
     'no-route': { type: 'boolean' },
     trace: { type: 'boolean' },
   });
