@@ -5,6 +5,7 @@ import type { Observation } from '../../../src/shared/observation';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import type { RequestEntry } from '../../../src/shared/request-log';
 import type { StepRecord } from '../../../src/shared/run';
+import { observation as pageObservation } from '../guard/fixtures';
 
 /**
  * The drafting of a portal profile from one learning run's records, on records written here the
@@ -24,23 +25,7 @@ function control(role: string, name: string, inputType?: string): Control {
 }
 
 function step(index: number, path: string, heading: string, extra: Partial<Observation> = {}, requests: Partial<RequestEntry>[] = []): StepRecord {
-  const observation: Observation = {
-    readId: `r${index}`,
-    url: `${BOUND}${path}`,
-    title: heading,
-    flowStep: null,
-    headings: [heading],
-    text: '',
-    textTruncated: false,
-    errors: [],
-    controls: [],
-    omittedControls: 0,
-    unnamedControls: 0,
-    frameHosts: [],
-    hasPasswordField: false,
-    readMs: 1,
-    ...extra,
-  };
+  const observation = pageObservation([], { readId: `r${index}`, url: `${BOUND}${path}`, title: heading, flowStep: null, headings: [heading], ...extra });
   return {
     runId: 'run-1',
     index,
