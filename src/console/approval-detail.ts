@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { compareWithCase, reviewRowsOnPage } from '../agent/portal/review-values';
+import { reviewedOnPage } from '../agent/portal/review-values';
 import type { CaseFile } from '../shared/case-file';
 import type { ReviewRow } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
@@ -20,7 +20,7 @@ interface ApprovalReading {
 }
 
 export async function readApproval(page: Page, profile: PortalProfile, caseFile: CaseFile, clerkValues: Record<string, string>, { fullPage = true, timeoutMs = 4_000 }: { fullPage?: boolean; timeoutMs?: number } = {}): Promise<ApprovalReading> {
-  const [fullPagePng, review] = await Promise.all([fullPage ? fullPagePicture(page, timeoutMs) : null, reviewRows(page, profile, caseFile, clerkValues, timeoutMs)]);
+  const [fullPagePng, review] = await Promise.all([fullPage ? fullPagePicture(page, timeoutMs) : null, reviewedOnPage(page, caseFile, clerkValues, { timeoutMs, finalReviewPatterns: profile.finalReviewPatterns })]);
   return { fullPagePng, review };
 }
 
@@ -36,21 +36,3 @@ async function fullPagePicture(page: Page, timeout: number): Promise<Buffer | nu
   }
 }
 
-
-async function reviewRows(page: Page, profile: PortalProfile, caseFile: CaseFile, clerkValues: Record<string, string>, timeout: number): Promise<ReviewRow[] | null> {
-  let read: Awaited<ReturnType<typeof reviewRowsOnPage>>;
-  try {
-    read = await withTimeout(reviewRowsOnPage(page), timeout);
-  } catch {
-    return null;
-  }
-  const lines = read.lines.map((l) => l.toLowerCase());
-  const finalReview = profile.finalReviewPatterns.some((p) => lines.some((l) => l.includes(p.toLowerCase())));
-  if (!finalReview || read.rows.length === 0) return null;
-  return compareWithCase(read.rows, caseFile, clerkValues);
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)))]).finally(() => clearTimeout(timer));
-}

@@ -27,7 +27,7 @@ export function reviewedValues(observation: Observation, caseFile: Pick<CaseFile
 }
 
 /** The label/value rows of a review page read from the live page: `<dt>`/`<dd>` pairs and table rows headed by a `<th>` (and the title and top headings, to tell a review page). */
-export async function reviewRowsOnPage(page: Page): Promise<{ lines: string[]; rows: PageRow[] }> {
+async function reviewRowsOnPage(page: Page): Promise<{ lines: string[]; rows: PageRow[] }> {
   return page.evaluate(() => {
     const text = (el: Element | null | undefined) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
     const headings = Array.from(document.querySelectorAll('h2, h3, h4, caption, legend'));
@@ -57,13 +57,24 @@ export async function reviewRowsOnPage(page: Page): Promise<{ lines: string[]; r
   });
 }
 
-/** The review rows read from the live page beside the case; null when it shows none or cannot be read within `timeoutMs`. */
-export async function reviewedOnPage(page: Page, caseFile: Pick<CaseFile, 'fields' | 'aliases' | 'declarations'>, clerkValues: Record<string, string> = {}, timeoutMs = 4_000): Promise<ReviewRow[] | null> {
+/**
+ * The review rows read from the live page beside the case; null when it shows none, cannot be read
+ * within `timeoutMs`, or (given `finalReviewPatterns`) its title and top headings name no final review.
+ */
+export async function reviewedOnPage(
+  page: Page,
+  caseFile: Pick<CaseFile, 'fields' | 'aliases' | 'declarations'>,
+  clerkValues: Record<string, string> = {},
+  { timeoutMs = 4_000, finalReviewPatterns }: { timeoutMs?: number; finalReviewPatterns?: readonly string[] } = {},
+): Promise<ReviewRow[] | null> {
   let timer: NodeJS.Timeout | undefined;
-  const rows = await Promise.race([reviewRowsOnPage(page).then((r) => r.rows), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)))])
+  const read = await Promise.race([reviewRowsOnPage(page), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)))])
     .catch(() => null)
     .finally(() => clearTimeout(timer));
-  return rows && rows.length > 0 ? compareWithCase(rows, caseFile, clerkValues) : null;
+  if (!read || read.rows.length === 0) return null;
+  const lines = read.lines.map((l) => l.toLowerCase());
+  if (finalReviewPatterns && !finalReviewPatterns.some((p) => lines.some((l) => l.includes(p.toLowerCase())))) return null;
+  return compareWithCase(read.rows, caseFile, clerkValues);
 }
 
 /**
