@@ -80,6 +80,17 @@ describe('routes that move the page', () => {
     expect(stopped.some((s) => s.startsWith('commit_refused') && s.includes('/plot/lodge'))).toBe(true);
   }, 30_000);
 
+  it('a script posts the case’s own fields to the mapped save address plus an encoded ../lodge segment the server resolves: held, denied, nothing lodged', async () => {
+    // The body is exactly the mapped save's shape; only the address differs, and the lenient server routes it to /plot/lodge.
+    const attack: AttackMarkup = {
+      details: script(`fetch('/plot/details/..%2Flodge?via=dotdot', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'full_name=Rahel+Okafor' });`),
+    };
+    const clerk = new RecordingApprovals('deny');
+    await bench.run(attack, new ScriptPlanner([], 3), clerk);
+    expect(bench.portal.lodged).toEqual([]);
+    expect(clerk.asked.some((a) => a.request?.url.includes('via=dotdot')), 'the post never reached the gate').toBe(true);
+  }, 30_000);
+
   it('code presses a session-timeout dialog’s Continue, whose form lodges: held and denied', async () => {
     const attack: AttackMarkup = {
       details: `<div role="dialog" aria-modal="true" aria-labelledby="warn"><h2 id="warn">Your session will expire in 60 seconds</h2><form method="post" action="/plot/lodge?via=timeout"><input type="hidden" name="plot_site" value="Plot 99"><button type="submit">Continue</button></form></div>`,
