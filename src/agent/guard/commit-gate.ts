@@ -82,8 +82,11 @@ export interface GateRecord {
 
 /** The run's side of the gate: asks the clerk, says where values come from, checks before a submission. */
 interface GateJudge {
-  /** Asks the clerk about one held request (with the gated action it is the first request of, if any). */
-  approve(held: HeldRequest, step: number | null, gated?: GatedAction): Promise<GateDecision>;
+  /**
+   * Asks the clerk about one held request (with the gated action it is the first request of, if
+   * any); `navigating`: it is a document request, so the page stays mid-navigation until it is answered.
+   */
+  approve(held: HeldRequest, step: number | null, gated: GatedAction | undefined, navigating: boolean): Promise<GateDecision>;
   /** Where a value came from: a case field, a clerk answer, or not from the case. */
   origin(value: string, file?: CarriedFile): { origin: CarriedValueOrigin; field?: string };
   /**
@@ -383,7 +386,7 @@ export class CommitGate {
         ...(body !== undefined && body.byteLength > 0 ? { bodySha256: createHash('sha256').update(body).digest('hex') } : {}),
       };
       try {
-        decision = await judge.approve(held, step, gated);
+        decision = await judge.approve(held, step, gated, request.navigation === true);
       } catch (err) {
         decision = { decision: 'deny', by: 'code', note: `the approval could not be asked (${errorMessage(err)})` };
       }

@@ -16,7 +16,7 @@ import type { RunState } from './run-state';
 export function judgeGate(run: RunContext): void {
   const gate = run.o.gate;
   gate.setJudge({
-    approve: (held, step, gated) => approveRequest(run, held, step, gated),
+    approve: (held, step, gated, navigating) => approveRequest(run, held, step, gated, navigating),
     origin: (value, file) => carriedOrigin(run, value, file),
     beforeSubmission: () => beforeSubmission(run),
   });
@@ -45,11 +45,14 @@ function onRecord(run: RunContext, record: GateRecord): void {
  * the page but pictures, each tried briefly), with the gated action it is the first request of,
  * and on a final-review page the values the portal says it will file beside the case.
  */
-async function approveRequest(run: RunContext, held: HeldRequest, step: number | null, gated?: GatedAction): Promise<ApprovalDecision> {
+async function approveRequest(run: RunContext, held: HeldRequest, step: number | null, gated: GatedAction | undefined, navigating: boolean): Promise<ApprovalDecision> {
   const review = run.state.review;
   const redacted = run.secrets.redact(review && review.length > 0 ? { ...held, review } : held);
-  // The whole page as the clerk is asked about the request; mid-navigation a picture can hang, so a short try.
-  run.state.gatedFullPage ??= (await takePicture(run.o.page, 'full page', 2_000)).png;
+  // A page whose document request is held cannot be pictured until it is answered (every try runs
+  // out): the card shows the pictures taken before the action (the whole page, taken before a
+  // gated action runs, and the last picture of the step). Otherwise a short try of each.
+  if (!navigating) run.state.gatedFullPage ??= (await takePicture(run.o.page, 'full page', 2_000)).png;
+  const picture = navigating ? null : await run.screenshot(2_000);
   await run.setStatus('awaiting_approval', `Waiting for approval: send ${heldRequestLine(redacted)} (${redacted.reason})`);
   try {
     const expiresAt = run.waitExpiry();
@@ -61,8 +64,7 @@ async function approveRequest(run: RunContext, held: HeldRequest, step: number |
       ...(gated ? { action: gated.action, ...(gated.element ? { element: gated.element } : {}), ...(gated.reasoning ? { reasoning: run.secrets.redact(gated.reasoning) } : {}) } : {}),
       // Why the clerk is asked: the guard's verdict on the action (the request's own rule and reason are on `request`).
       verdict: gated ? gated.verdict : { verdict: 'needs_approval', rule: commitGateRule(held.rule), reason: redacted.reason },
-      // While the request is held the page may be mid-navigation, where a picture can hang: a short try, else the last one.
-      screenshotBase64: Buffer.from((await run.screenshot(2_000)) ?? run.state.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
+      screenshotBase64: Buffer.from(picture ?? run.state.lastScreenshot ?? new Uint8Array()).toString('base64') || undefined,
       ...(run.state.gatedFullPage ? { fullPageBase64: Buffer.from(run.state.gatedFullPage).toString('base64') } : {}),
     }), expiresAt);
     // Run out, the request is not sent (the gate refuses what nobody approved); the run stops resumable.
