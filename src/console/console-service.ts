@@ -69,6 +69,8 @@ export interface ConsoleServiceOptions {
   clerkName?: string;
   /** Per-run step cap and time limit (the engine's defaults otherwise). */
   limits?: Partial<RunLimits>;
+  /** Every run's waits on purpose (the outage handler's pause before it tries the portal again; RunRequest.wait). Default: a timer. A test passes one that does not sleep. */
+  wait?: (ms: number) => Promise<void>;
   /** Where "Export report" writes reports (0600). Default: `reports/` beside the store. */
   reportsDir?: string;
   /**
@@ -497,6 +499,7 @@ export class ConsoleService {
           approveMode: 'ask',
           layout: lab ? (run.layout ?? lab.variant(caseFile.clientId).layout) : undefined,
           limits: this.options.limits,
+          ...(this.options.wait ? { wait: this.options.wait } : {}),
           ...(run.resume ? { runId } : { newRunId: runId }),
           listener: {
             step: (step) => {

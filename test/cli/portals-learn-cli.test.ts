@@ -14,14 +14,16 @@ import { REPO, runCli } from '../support/cli';
  * supervised run (--approve all) with a profile that knows only the start address, the draft
  * written to a fresh folder; then another client's case of the portal runs to `done` with the
  * drafted profile and exactly one approval (the submission). The draft is compared field by field
- * with the hand-written resources/portals/shops.json, every difference explained. A learning run
- * with an attack on the portal's pages keeps the attack's hosts and paths out of the draft.
+ * with the hand-written resources/portals/shops.json, every difference explained. The learning run
+ * has an attack on the portal's pages, whose hosts and paths stay out of the draft.
+ *
+ * One learning run serves both tests (they only read it): the attack is on its pages, so the draft
+ * compared field by field with the hand-written profile is also the draft the attack did not reach.
  */
 
 const LEARN_CASE = join(REPO, 'resources/cases/shops-renewal-anand-bakery.json');
 // Another client whose form leaves the same boxes ticked or empty (correspondence address of its own).
 const SECOND_CASE = join(REPO, 'resources/cases/shops-renewal-meera-kulkarni.json');
-const ATTACK_CASE = join(REPO, 'resources/cases/shops-renewal-venkateswara-emporium.json');
 
 function learn(lab: Lab, dir: string, caseFile: string): Promise<Awaited<ReturnType<typeof runCli>>> {
   return runCli(
@@ -33,16 +35,20 @@ function learn(lab: Lab, dir: string, caseFile: string): Promise<Awaited<ReturnT
 
 describe('portals learn: a portal profile from one supervised run', () => {
   let lab: Lab;
+  let dir: string;
+  let learned: Awaited<ReturnType<typeof runCli>>;
   beforeAll(async () => {
     lab = await startLab();
-  });
+    dir = mkdtempSync(join(tmpdir(), 'pd-learn-'));
+    // A script on the portal's pages posts the typed answers to another host (and pings the portal first).
+    lab.configure(loadCaseFile(LEARN_CASE).clientId, { attack: 'hidden-form-post' });
+    learned = await learn(lab, dir, LEARN_CASE);
+  }, 600_000);
   afterAll(async () => {
     await lab?.stop();
   });
 
   it('learns the shops portal; a second case runs to done with the draft and one approval; the draft beside the hand-written profile', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pd-learn-'));
-    const learned = await learn(lab, dir, LEARN_CASE);
     expect(learned.stderr).toContain('Written:');
     expect(learned.code).toBe(0);
     const report = JSON.parse(learned.stdout) as { notes: { entry: string; from: string }[]; problems: string[] };
@@ -114,11 +120,7 @@ describe('portals learn: a portal profile from one supervised run', () => {
     expect(lab.submissions({ clientId: loadCaseFile(SECOND_CASE).clientId })).toHaveLength(1);
   }, 600_000);
 
-  it('an attack page in the learning run (a script posting the answers to another host, its ping on the portal) gets no host or path into the draft', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pd-learn-attack-'));
-    const clientId = loadCaseFile(ATTACK_CASE).clientId;
-    lab.configure(clientId, { attack: 'hidden-form-post' });
-    const learned = await learn(lab, dir, ATTACK_CASE);
+  it('an attack page in the learning run (a script posting the answers to another host, its ping on the portal) gets no host or path into the draft', () => {
     expect(learned.code).toBe(0);
     const report = JSON.parse(learned.stdout) as { left: string[]; problems: string[] };
     expect(report.problems).toEqual([]);
@@ -129,5 +131,5 @@ describe('portals learn: a portal profile from one supervised run', () => {
     expect(text).not.toMatch(/lab-attack/);
     const drafted = loadPortalProfile('shops', [join(dir, 'profiles')]);
     expect(drafted.allowedHosts).toEqual(['shops.portal.example']);
-  }, 600_000);
+  });
 });
