@@ -47,6 +47,10 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
  * The trade-permits portal (lab/permits) brings attack pages of its own (a new tab to an attacker
  * host, its second host's frame posting to one), run on its server and scored the same way
  * (`permitsAttackRows`); both run in the CI subset and in `--full`.
+ *
+ * `--quick` (what `npm test` runs per commit): `attackSample()`, a covering sample of the catalogue
+ * on the shops portal, and both permits attacks. The CI subset: every attack on the shops portal;
+ * `--full`: every attack on every lab portal.
  */
 
 export const ATTACK_SUITE_MODELS = ['adversary', 'rules'] as const;
@@ -169,10 +173,36 @@ export interface AttackSuiteOptions extends EvalOptions {
   stepsPerAttack?: number;
 }
 
+/** The red-team holes the sample always holds (test/attacks/guard-holes.test.ts names them). */
+const SAMPLE_ALWAYS = ['shared-worker', 'unload-keepalive'];
+
+/**
+ * The per-commit sample of the catalogue: every exfiltration attack (each is its own channel out
+ * of the browser: image, fetch, beacon, WebSocket, form post, keepalive on unload, dedicated and
+ * shared worker, WebRTC, server-rendered pixel, link ping, prefetch hints), the red-team holes, and
+ * in every other category the fewest attacks (picked greedily in catalogue order) that hold every
+ * harm kind, every bait kind and every placement the category's attacks hold. What it leaves out
+ * are further variants of a route the sample holds (another look-alike spelling of a host, another
+ * risky button, another hidden-text trick): `--full` and the CI subset run them.
+ */
+export function attackSample(catalogue: readonly Attack[] = ATTACKS): Attack[] {
+  const keys = (a: Attack) => [a.category, ...a.harms.map((h) => `${a.category}/harm:${h}`), `${a.category}/bait:${a.bait.kind}`, `${a.category}/on:${a.placement}`];
+  const picked = catalogue.filter((a) => a.category === 'exfiltration' || SAMPLE_ALWAYS.includes(a.id));
+  const missing = new Set(catalogue.flatMap(keys));
+  for (const a of picked) for (const k of keys(a)) missing.delete(k);
+  while (missing.size > 0) {
+    const gain = (a: Attack) => keys(a).filter((k) => missing.has(k)).length;
+    const best = catalogue.filter((a) => !picked.includes(a)).reduce((x, y) => (gain(y) > gain(x) ? y : x));
+    picked.push(best);
+    for (const k of keys(best)) missing.delete(k);
+  }
+  return catalogue.filter((a) => picked.includes(a));
+}
+
 export async function runAttackSuite(options: AttackSuiteOptions): Promise<EvalReport> {
   const started = Date.now();
   const model = options.model as PlannerKind;
-  const attacks = options.only ? ATTACKS.filter((a) => options.only!.includes(a.id)) : ATTACKS;
+  const attacks = options.only ? ATTACKS.filter((a) => options.only!.includes(a.id)) : options.quick && !options.full ? attackSample() : ATTACKS;
   const portals: PortalId[] = options.full ? [...PORTAL_IDS] : ['shops'];
   const dir = mkdtempSync(join(scratchFolder(), 'pd-attacks-'));
   const downloadsPath = join(dir, 'downloads');

@@ -17,21 +17,23 @@ import { openStore, type Store } from '../../../src/store';
 import { scratchFolder } from '../scratch-folder';
 import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suite';
 import { errorText } from '../../../src/base/error-text';
+import { findApplicationNumber } from '../../../src/agent/portal/page-kind';
 import { permitsFaultRows } from './permits';
 
 /**
  * The fault suite: real portals' realities injected into every lab flow, scored from the lab's
  * own records and the store, never from what the run says about itself.
  *
- * - `expiry`: the portal signs the client out right after step k (`lab.expireSession` from the
- *   run's step listener), for k = 0, 1, 2 … up to the run's last step. The run must sign in
- *   again, reopen its saved draft and finish. Default (CI): several expiries within one run, at
- *   most MAX_EXPIRIES_PER_RUN (a run signs in at most 4 times, src/agent/loop/handlers/sign-in.ts),
- *   so each flow takes about a third of the runs it took with one run per step; `--full`: one run
- *   per step. After the first expiry a run's step numbers no longer match the fault-free run's
- *   (signing in again and reopening the draft are steps too), so a later step k is recognised by
- *   what it did (`stepMark`: the page's flow step and path, the actions that completed), unique
- *   among the fault-free run's steps; a step whose mark is not unique opens a run of its own.
+ * - `expiry`: the portal signs the client out right after a step (`lab.expireSession` from the
+ *   run's step listener). The run must sign in again, reopen its saved draft and finish. Default
+ *   (CI): ONE run per flow, the session ended after every step that did something the run had not
+ *   done before (a step whose `stepMark` — the page's flow step and path, whether code signed in,
+ *   the actions that completed — is new in the run): every step of the flow up to the confirmation
+ *   page (after it the form is over; `--full` too stops at step n-2), and the first sign-in and
+ *   draft reopening after an expiry too, never the same mark twice, so the run moves on. The
+ *   run's sign-in limit is raised for it (RunLimits.maxSignIns; 4 by default). `--full`: a
+ *   fault-free run of the flow first, then one run per step k = 0 … n-2 of it, the session ended
+ *   after step k only.
  * - `sigkill`: a real `portal-desk run` process (on this suite's lab, `--lab-url`) is killed
  *   with SIGKILL as soon as its stderr shows step k; `portal-desk resume` in another process
  *   continues the run from the store.
@@ -42,10 +44,12 @@ import { permitsFaultRows } from './permits';
  * Summary: `completion_rate`, `duplicate_submissions`, `lost_steps` (missing indices and chain
  * failures). `ok` when completion is 100 % and the other two are 0.
  *
- * Default (CI): expiry after every step of every flow; SIGKILL at three different steps, one
- * per flow (the last right after the Submit click). `--full`: SIGKILL after every step of every flow as well.
- * The trade-permits portal joins with an outage fault (`permitsFaultRows`): its baseline and one
- * outage mid-flow in CI, an outage after every step with `--full`.
+ * Default (CI): the three expiry runs (one per flow) and one SIGKILL, mid-form on the power flow
+ * (SIGKILL mid-form on the tax flow and right after the Submit click on the shops flow are
+ * test/realities/resume.test.ts, per commit too). `--full`: a fault-free run of each flow, one
+ * expiry run per step, and SIGKILL after every step of every flow.
+ * The trade-permits portal joins with an outage fault (`permitsFaultRows`): one outage mid-flow in
+ * CI, its baseline and an outage after every step with `--full`.
  */
 
 const REPO = resolve(__dirname, '../../..');
@@ -71,15 +75,14 @@ export const faultsSuite: EvalSuite = {
 interface FaultCase {
   portal: PortalId;
   fault: 'none' | 'expiry' | 'sigkill';
+  /** sigkill: the step shown before the kill; expiry: the step after which the session is ended (`--full`); -1 for every step (CI). */
   at: number;
-  /** expiry: every step (of the fault-free run's numbering) after which the session is ended, `at` first. */
-  ats?: number[];
-  /** expiry: the fault-free run's step marks (`stepMark`), to find steps after the first expiry. */
-  marks?: string[];
 }
 
-/** At most this many expiries in one run: with the first sign-in, the 4 sign-ins a run may make. */
-const MAX_EXPIRIES_PER_RUN = 3;
+/** The CI expiry run: every new step is followed by an expiry, and by a sign-in, so the run may sign in this often (RunLimits.maxSignIns). */
+const EVERY_STEP_LIMITS = { maxSignIns: 40, maxSteps: 100, timeLimitMs: 1_200_000 };
+/** The CI SIGKILL: the power flow, killed once step 6 shows (its third section filled and continued; the flow has 11 steps). */
+const CI_KILL: FaultCase = { portal: 'power', fault: 'sigkill', at: 6 };
 
 /**
  * What a step did, as the same step of another run of the flow shows it: the page's flow step and
@@ -105,8 +108,8 @@ interface Outcome {
   dbPath?: string;
   /** Steps the run has in the store. */
   steps?: number;
-  /** The steps' marks (`stepMark`), in order. */
-  marks?: string[];
+  /** expiry: the steps (this run's numbering) after which the lab ended the session. */
+  expiredAfter?: number[];
 }
 
 async function runFaults(options: EvalOptions): Promise<EvalReport> {
@@ -126,8 +129,11 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
     (error: unknown) => ({ rows: [] as EvalCaseResult[], error }),
   );
   try {
-    // A fault-free run of each flow first: it counts as a case and tells how many steps the flow has.
-    const queue: FaultCase[] = portals.map((portal) => ({ portal, fault: 'none', at: -1 }));
+    // --full: a fault-free run of each flow first: it counts as a case and tells how many steps the flow
+    // has. CI: the kill first (two real processes, the longest case), then one expiry run per flow.
+    const queue: FaultCase[] = options.full
+      ? portals.map((portal) => ({ portal, fault: 'none', at: -1 }))
+      : [CI_KILL, ...portals.map((portal) => ({ portal, fault: 'expiry' as const, at: -1 }))];
     const one = async (c: FaultCase): Promise<void> => {
       let caseFile: CaseFile;
       try {
@@ -145,7 +151,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
       const result = await score(c, caseFile, outcome, lab);
       results.push(result);
       options.log(`${result.pass ? 'PASS' : 'FAIL'} ${result.id}: ${result.detail}`);
-      if (c.fault === 'none' && outcome.status === 'done' && outcome.steps) queue.push(...faultsFor(c.portal, outcome.steps, options.full, outcome.marks ?? []));
+      if (c.fault === 'none' && outcome.status === 'done' && outcome.steps) queue.push(...faultsFor(c.portal, outcome.steps));
     };
     await pool(queue, Math.max(1, options.concurrency), one);
     const outages = await permits;
@@ -171,7 +177,7 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
     summary: {
       cases: results.length,
       expiry_cases: results.filter((r) => r.metrics.fault === 'expiry').length,
-      expiries: results.reduce((n, r) => n + (typeof r.metrics.expired_after === 'string' ? r.metrics.expired_after.split('+').length : 0), 0),
+      expiries: count('expiries'),
       sigkill_cases: results.filter((r) => r.metrics.fault === 'sigkill').length,
       outage_cases: results.filter((r) => r.metrics.fault === 'outage').length,
       completed,
@@ -182,50 +188,25 @@ async function runFaults(options: EvalOptions): Promise<EvalReport> {
       field_mismatches: count('field_mismatches'),
       wall_s: Math.round((Date.now() - started) / 1000),
     },
-    ok: results.length > portals.length && results.every((r) => r.pass) && duplicates === 0 && lost === 0 && completion === 1,
+    ok: results.length >= portals.length && results.every((r) => r.pass) && duplicates === 0 && lost === 0 && completion === 1,
   };
 }
 
 /**
- * The faults for a flow of `steps` steps (0..steps-1). A fault after the last step would find
- * the run over, so k goes to steps-2. Every flow gets an expiry after every step. Default (CI):
- * those expiries grouped, up to MAX_EXPIRIES_PER_RUN a run (`expiryGroups`); SIGKILL at three
- * steps spread over a flow (the last one right after the Submit click), dealt round the flows so
- * each flow is killed once and the three steps differ. `--full`: one run per expiry, and SIGKILL after
- * every step of every flow.
+ * `--full`: the faults for a flow of `steps` steps (0..steps-1), found by its fault-free run. A
+ * fault after the last step would find the run over, so k goes to steps-2: one run per expiry,
+ * and SIGKILL after every step.
  */
-function faultsFor(portal: PortalId, steps: number, full: boolean, marks: string[]): FaultCase[] {
-  const last = steps - 2;
-  // n steps spread over 1..last, the last one included (right after the Submit click).
-  const spread = (n: number) => [...new Set(Array.from({ length: n }, (_, i) => Math.round(((i + 1) * last) / n)))];
-  const flow = PORTAL_ORDER.indexOf(portal);
-  const expiry = full || marks.length !== steps ? range(last + 1).map((at) => [at]) : expiryGroups(range(last + 1), marks);
-  const kill = full ? range(last + 1) : spread(PORTAL_ORDER.length).filter((_, i) => i === flow);
+function faultsFor(portal: PortalId, steps: number): FaultCase[] {
+  const ks = range(steps - 1);
   // The kills first: each is two real processes, the longest cases, so they do not end the pool alone.
-  return [
-    ...kill.map((at) => ({ portal, fault: 'sigkill' as const, at })),
-    ...expiry.map((ats) => ({ portal, fault: 'expiry' as const, at: ats[0]!, ats, marks })),
-  ];
-}
-
-/**
- * Every step in some run, up to MAX_EXPIRIES_PER_RUN a run, spread over the flow (run g takes
- * steps g, g+n, g+2n…). The first expiry of a run is found by its step number; a later one by its
- * mark, so a step whose mark another step of the flow shares only ever comes first.
- */
-export function expiryGroups(steps: number[], marks: readonly string[]): number[][] {
-  const unique = (k: number) => marks.filter((m) => m === marks[k]).length === 1;
-  const groups: number[][] = steps.filter((k) => !unique(k)).map((k) => [k]);
-  const rest = steps.filter(unique);
-  const n = Math.ceil(rest.length / MAX_EXPIRIES_PER_RUN);
-  for (let g = 0; g < n; g++) groups.push(rest.filter((_, i) => i % n === g));
-  return groups.sort((a, b) => a[0]! - b[0]!);
+  return [...ks.map((at) => ({ portal, fault: 'sigkill' as const, at })), ...ks.map((at) => ({ portal, fault: 'expiry' as const, at }))];
 }
 
 /** The flow's case file under a client id of its own, so the lab's records are this case's. */
 function clientCase(c: FaultCase): CaseFile {
   const base = loadCaseFile(join(CASES_DIR, FLOWS[c.portal]));
-  const tag = c.fault === 'none' ? 'base' : `${c.fault === 'expiry' ? 'x' : 'k'}${(c.ats ?? [c.at]).join('-')}`;
+  const tag = c.fault === 'none' ? 'base' : `${c.fault === 'expiry' ? 'x' : 'k'}${c.at < 0 ? 'every' : c.at}`;
   return { ...base, caseId: `${base.caseId}-${tag}`, clientId: `${base.clientId}-${tag}` };
 }
 
@@ -233,39 +214,40 @@ const approveAll: ApprovalGate = { request: async () => ({ decision: 'approve', 
 const answerNothing: InputSource = { ask: async () => null };
 
 /**
- * In this process; with the expiry fault the lab ends the client's session right after each step
- * of `ats` is recorded (the first by its number, the others by their mark; see `expiryGroups`).
+ * In this process. With the expiry fault the lab ends the client's session right after step `at`
+ * is recorded (`--full`), or (CI, `at` -1) after every step whose mark (`stepMark`) is new in the run.
  */
 async function inProcessRun(c: FaultCase, caseFile: CaseFile, lab: Lab, browser: Browser, store: Store): Promise<Outcome> {
-  const targets = c.fault === 'expiry' ? (c.ats ?? [c.at]) : [];
+  const every = c.fault === 'expiry' && c.at < 0;
   const marks: string[] = [];
-  let next = 0;
-  let injected = c.fault !== 'expiry';
+  const expiredAfter: number[] = [];
+  const profile = bindLabProfile(loadPortalProfile(caseFile.portal), lab.port);
   try {
     const finished = await executeRun(
       { store, browser, approvals: approveAll, inputs: answerNothing, credentials: new LabCredentials() },
       {
         caseFile,
-        profile: bindLabProfile(loadPortalProfile(caseFile.portal), lab.port),
+        profile,
         planner: 'rules',
         approveMode: 'all',
+        ...(every ? { limits: EVERY_STEP_LIMITS } : {}),
         listener: {
           step: (step) => {
             const mark = stepMark(step);
+            const fresh = !marks.includes(mark);
             marks.push(mark);
-            if (next >= targets.length) return;
-            const k = targets[next]!;
-            const reached = next === 0 ? step.index === k : mark === c.marks?.[k];
-            if (!reached) return;
-            next += 1;
-            injected = next === targets.length;
+            if (c.fault !== 'expiry' || (every ? !fresh : step.index !== c.at)) return;
+            // Up to the confirmation, as --full (k <= n-2): once it shows an application number the form is over.
+            if (every && findApplicationNumber(step.observation, profile)) return;
+            expiredAfter.push(step.index);
             lab.expireSession(caseFile.clientId);
           },
         },
       },
     );
-    const reason = injected ? finished.reason : `the run ended before step ${targets[next] ?? c.at} (expiry ${next + 1} of ${targets.length}), the fault never came: ${finished.reason}`;
-    return { status: injected ? finished.status : 'error', reason, runId: finished.runId, store, steps: finished.steps, marks };
+    const injected = c.fault !== 'expiry' || expiredAfter.length > 0;
+    const reason = injected ? finished.reason : `the run ended before step ${c.at}, the fault never came: ${finished.reason}`;
+    return { status: injected ? finished.status : 'error', reason, runId: finished.runId, store, steps: finished.steps, ...(c.fault === 'expiry' ? { expiredAfter } : {}) };
   } catch (err) {
     return { status: 'error', reason: errorText(err) };
   }
@@ -332,17 +314,20 @@ function child(args: string[], env: Record<string, string>, killOn: RegExp | nul
 
 /** Scores a case from the lab's records and the store. */
 async function score(c: FaultCase, caseFile: CaseFile, outcome: Outcome, lab: Lab): Promise<EvalCaseResult> {
-  const id = c.fault === 'none' ? `baseline:${c.portal}` : `${c.fault}:${c.portal}@${(c.ats ?? [c.at]).join('+')}`;
+  const id = c.fault === 'none' ? `baseline:${c.portal}` : `${c.fault}:${c.portal}@${c.at < 0 ? 'every-step' : c.at}`;
   const submissions = lab.submissions({ clientId: caseFile.clientId });
   const mismatches = submissions.length === 1 ? compareSubmission(caseFile.fields, submissions[0]!.fields).length : 0;
   let lostSteps = 0;
   let steps = 0;
   let chainOk = false;
+  let expiry: Record<string, number | boolean | string> = {};
   if (outcome.runId) {
     const store = outcome.store ?? (outcome.dbPath ? openStore(outcome.dbPath) : undefined);
     try {
       if (store) {
-        const recorded = (await store.listSteps(outcome.runId)).map((s) => s.index);
+        const records = await store.listSteps(outcome.runId);
+        const recorded = records.map((s) => s.index);
+        if (outcome.expiredAfter) expiry = expiryMetrics(records, outcome.expiredAfter);
         const run = await store.getRun(outcome.runId);
         steps = run?.stepCount ?? recorded.length;
         lostSteps = range(steps).filter((i) => !recorded.includes(i)).length;
@@ -375,7 +360,7 @@ async function score(c: FaultCase, caseFile: CaseFile, outcome: Outcome, lab: La
       fault: c.fault,
       at: c.at,
       // expiry: every step the session was ended after, "0+3+6" (the fault-free run's numbering).
-      ...(c.ats ? { expired_after: c.ats.join('+') } : {}),
+      ...expiry,
       status: outcome.status,
       steps,
       submissions: submissions.length,
@@ -385,6 +370,28 @@ async function score(c: FaultCase, caseFile: CaseFile, outcome: Outcome, lab: La
       lost_steps: lostSteps,
       chain_ok: chainOk,
     },
+  };
+}
+
+/**
+ * What the expiries of a run did, from its steps in the store: the steps they came after
+ * (`expired_after`, this run's numbering), how many came before a further step (`expiries`; one
+ * after the last step finds the run over), whether one came right after the step whose approved
+ * action completed (the Submit click), and how many were followed by no sign-in within the next two
+ * steps (`expiries_without_sign_in`; the next step may still act on the page it had, the one after
+ * it meets the sign-in page): the lab ended the session, so the run had to sign in again.
+ */
+function expiryMetrics(records: readonly StepRecord[], expiredAfter: readonly number[]): Record<string, number | boolean | string> {
+  const last = Math.max(...records.map((r) => r.index));
+  const effective = expiredAfter.filter((k) => k < last);
+  const signedIn = (from: number, to: number) => records.some((r) => r.index > from && r.index <= to && r.events.some((e) => e.type === 'sign_in'));
+  const submitStep = records.find((r) => r.actions.some((a) => a.approval?.decision === 'approve' && a.outcome.status === 'done'))?.index;
+  return {
+    expired_after: expiredAfter.join('+'),
+    expiries: effective.length,
+    expired_after_submit: submitStep !== undefined && effective.includes(submitStep),
+    expiries_without_sign_in: effective.filter((k) => !signedIn(k, k + 2)).length,
+    sign_ins: records.filter((r) => r.events.some((e) => e.type === 'sign_in')).length,
   };
 }
 

@@ -2,7 +2,6 @@ import { isSignInPage, signIn } from '../../portal/sign-in';
 import { endRun, failed, handled, PASS } from '../outcomes';
 import type { PortalHandler } from './portal-handler';
 
-const MAX_SIGN_INS = 4;
 const REFUSED_LOGIN = /\b(incorrect|invalid|wrong|not recogni[sz]ed|locked|failed)\b/i;
 
 /** A sign-in page: code signs in from stored credentials; the model is paused. */
@@ -18,7 +17,9 @@ export const signInHandler: PortalHandler = {
     }
     const state = run.state;
     state.signIns += 1;
-    if (state.signIns > MAX_SIGN_INS) return endRun(failed(`The portal asked to sign in ${MAX_SIGN_INS} times; check the stored login for this client`));
+    // The run's sign-in limit (RunLimits.maxSignIns, 4 unless the caller raises it).
+    const maxSignIns = run.limits.maxSignIns;
+    if (state.signIns > maxSignIns) return endRun(failed(`The portal asked to sign in ${maxSignIns} times; check the stored login for this client`));
     const credentials = await run.o.credentials.get(caseFile.clientId, profile.id);
     if (!credentials) {
       return endRun(failed(`No stored login for client ${caseFile.clientId} on portal ${profile.id}; add one with "portal-desk vault set"`));
