@@ -219,7 +219,8 @@ const answerNothing: InputSource = { ask: async () => null };
  */
 async function inProcessRun(c: FaultCase, caseFile: CaseFile, lab: Lab, browser: Browser, store: Store): Promise<Outcome> {
   const every = c.fault === 'expiry' && c.at < 0;
-  const marks: string[] = [];
+  /** The marks (`stepMark`) of the run's steps so far: a step whose mark is among them did nothing new. */
+  const seen = new Set<string>();
   const expiredAfter: number[] = [];
   const profile = bindLabProfile(loadPortalProfile(caseFile.portal), lab.port);
   try {
@@ -234,8 +235,8 @@ async function inProcessRun(c: FaultCase, caseFile: CaseFile, lab: Lab, browser:
         listener: {
           step: (step) => {
             const mark = stepMark(step);
-            const fresh = !marks.includes(mark);
-            marks.push(mark);
+            const fresh = !seen.has(mark);
+            seen.add(mark);
             if (c.fault !== 'expiry' || (every ? !fresh : step.index !== c.at)) return;
             // Up to the confirmation, as --full (k <= n-2): once it shows an application number the form is over.
             if (every && findApplicationNumber(step.observation, profile)) return;
