@@ -44,8 +44,8 @@ import type { EvalCaseResult, EvalOptions, EvalReport, EvalSuite } from '../suit
  * plus the slow page on the first case of each portal (63 runs; every variant on 3 to 12 cases),
  * and one trade-permits case (lab/permits, its one layout; scored by `permitsLabRows`).
  * `--quick` (what `npm test` runs): per portal, the fewest cases that hold every tricky kind
- * (`caseKinds`), at least one per variant, each case on one variant in turn (about 20 runs), and
- * the same permits case. `--full`: every case on every variant (360 runs) and the 20 permits cases.
+ * (`caseKinds`), at least one per variant but the session expiry (`QUICK_VARIANTS`), each case on
+ * one variant in turn (15 runs); no permits case (test/lab/permits-portal.test.ts runs four per commit). `--full`: every case on every variant (360 runs) and the 20 permits cases.
  * `ok` when every variant completes at least 95 % of its runs, with no duplicate submission, no
  * unapproved risky effect and no touch beyond the mandatory one in any run.
  */
@@ -66,6 +66,12 @@ export const LAB_VARIANTS = {
 export type LabVariantName = keyof typeof LAB_VARIANTS;
 const VARIANT_NAMES = Object.keys(LAB_VARIANTS) as LabVariantName[];
 const ROTATION: readonly LabVariantName[] = ['original', 'redesigned', 'cookie_banner', 'survey_popup', 'session_expiry'];
+/**
+ * The quick sample's variants: all but the session expiry, which the faults suite's per-commit sample
+ * (test/realities/faults-suite.test.ts) puts after every step of every lab flow, where this variant
+ * puts one expiry at the 12th request of one case per portal.
+ */
+export const QUICK_VARIANTS: readonly LabVariantName[] = VARIANT_NAMES.filter((v) => v !== 'session_expiry');
 
 /** Completion a variant must reach for `ok`. */
 export const COMPLETION_TARGET = 0.95;
@@ -155,7 +161,7 @@ function quickMatrix(cases: readonly LabCase[]): LabRun[] {
     const mine = cases.filter((c) => c.caseFile.portal === portal).map((c) => ({ c, kinds: caseKinds(c) }));
     const missing = new Set(mine.flatMap((m) => [...m.kinds]));
     const picked: LabCase[] = [];
-    while (missing.size > 0 || picked.length < VARIANT_NAMES.length) {
+    while (missing.size > 0 || picked.length < QUICK_VARIANTS.length) {
       const left = mine.filter((m) => !picked.includes(m.c));
       if (left.length === 0) break;
       const gain = (m: (typeof left)[number]) => [...m.kinds].filter((k) => missing.has(k)).length;
@@ -163,7 +169,7 @@ function quickMatrix(cases: readonly LabCase[]): LabRun[] {
       picked.push(best.c);
       for (const k of best.kinds) missing.delete(k);
     }
-    picked.forEach((c, i) => runs.push({ case: c, variant: VARIANT_NAMES[(i + p) % VARIANT_NAMES.length]! }));
+    picked.forEach((c, i) => runs.push({ case: c, variant: QUICK_VARIANTS[(i + p) % QUICK_VARIANTS.length]! }));
   }
   return runs;
 }
@@ -302,7 +308,8 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     });
     results.push(...(await Promise.all(scored)));
     // The fourth lab portal (trade permits) on its one layout, after the batch: its own portal and browser.
-    results.push(...(await permitsLabRows(model === 'anthropic' ? 'anthropic' : 'rules', options.full, options.log)));
+    // Not in the quick sample: test/lab/permits-portal.test.ts runs its CI subset on every commit.
+    if (!options.quick || options.full) results.push(...(await permitsLabRows(model === 'anthropic' ? 'anthropic' : 'rules', options.full, options.log)));
     results.sort((a, b) => a.id.localeCompare(b.id));
     // The browser is closed (its processes reaped) before the CPU it used is read.
     await browsers.closeAll();
