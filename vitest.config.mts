@@ -39,7 +39,9 @@ export default defineConfig({
           // isolated, 22 s shared); they hold no module state between files, and pass in shuffled order too.
           { extends: true, test: { name: 'unit', include: [...TIERS.unit], retry: 0, isolate: false } },
           // Real browsers on 2 shared cores: one retry absorbs a scheduling hiccup; a real failure fails twice.
-          { extends: true, test: { name: 'integration', include: [...TIERS.integration], exclude: [...ALONE], retry: 1, globalSetup: [POSTGRES] } },
+          // Integration files share their worker's modules too (each still starts and closes its own browser, lab and
+          // servers; the three that spy on console.log restore it): importing the engine afresh cost ~2 s a file.
+          { extends: true, test: { name: 'integration', include: [...TIERS.integration], exclude: [...ALONE], retry: 1, isolate: false, globalSetup: [POSTGRES] } },
           { extends: true, test: { name: 'suites', include: [...TIERS.suites], retry: full ? 0 : 1 } },
         ],
   },
