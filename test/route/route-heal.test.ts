@@ -51,25 +51,4 @@ describe('a changed portal and a learned route', () => {
       routes.close();
     }
   }, 400_000);
-
-  it('a page that comes back with an error (the portal rejects a field once): only that page goes to the planner, the run passes and the route is kept whole', async () => {
-    const routes = routeStore(bench, 'routes-error');
-    try {
-      const learn = await routeRun(bench, bench.caseFile('shops-renewal-anand-bakery.json'), routes);
-      expect(learn.status, learn.reason).toBe('done');
-      const before = (await routes.getRoute('shops', 'shop-registration-renewal'))!;
-      const run = await routeRun(bench, bench.caseFile('shops-renewal-meera-kulkarni.json'), routes, { variant: { rejectFieldOnce: 'owner_pan' } });
-      expect(run.status, run.reason).toBe('done');
-      expect(run.plannerCalls).toBe(1);
-      const planned = run.records.filter((s) => s.source === 'planner');
-      expect(planned.length).toBe(1);
-      expect(planned[0]!.observation.errors.length).toBeGreaterThan(0);
-      expect(run.route?.fallbacks).toEqual([expect.stringMatching(/error/)]);
-      expect(run.submissions).toBe(1);
-      expect(run.mismatches).toEqual([]);
-      expect((await routes.getRoute('shops', 'shop-registration-renewal'))?.steps).toEqual(before.steps);
-    } finally {
-      routes.close();
-    }
-  }, 400_000);
 });
