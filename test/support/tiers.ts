@@ -165,8 +165,6 @@ export const TIERS = {
   'test/realities/resume.test.ts',
   'test/realities/secrets-scan.test.ts',
   'test/realities/session-expiry.test.ts',
-  'test/route/route-claude.test.ts',
-  'test/route/route-heal.test.ts',
   'test/route/route-roots.test.ts',
   'test/route/route-runs.test.ts',
   'test/shell/cdp-transport.test.ts',
