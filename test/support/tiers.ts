@@ -109,7 +109,6 @@ export const TIERS = {
   'test/architecture/cli-build.test.ts',
   'test/architecture/errors.test.ts',
   'test/architecture/layers.test.ts',
-  'test/attacks/benign.test.ts',
   'test/attacks/commit-gate/commit-gate.test.ts',
   'test/attacks/commit-gate/take-over.test.ts',
   'test/attacks/guard-holes.test.ts',
@@ -190,6 +189,7 @@ export const TIERS = {
   suites: [
   'test/bench/bench.test.ts',
   'test/attacks/attack-suite.test.ts',
+  'test/attacks/benign.test.ts',
   'test/realities/faults-suite.test.ts',
   'test/e2e/lab-cases.test.ts',
   'test/lab/permits-portal.test.ts',

@@ -156,8 +156,13 @@ function click(point: { x: number; y: number }): ClerkInputEvent[] {
   ];
 }
 
-/** What the clerk does by hand while they hold the portal. */
-async function clerkWorks(variant: Variant, page: Page, play: (events: ClerkInputEvent[]) => Promise<void>): Promise<void> {
+/** Waits until `done` holds, looking every 50 ms, for at most `ms`: the test's assertions then say what happened. */
+async function until(done: () => boolean, ms = 15_000): Promise<void> {
+  for (const end = Date.now() + ms; !done() && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** What the clerk does by hand while they hold the portal; `settled` says the gate has judged what the page sent. */
+async function clerkWorks(variant: Variant, page: Page, play: (events: ClerkInputEvent[]) => Promise<void>, settled: () => boolean): Promise<void> {
   if (variant === 'query-on-mousedown') {
     await play(click(await at(page, '#by-link')));
   } else if (variant === 'honest-click' || variant === 'swapped-action' || variant === 'field-on-mousedown') {
@@ -178,8 +183,9 @@ async function clerkWorks(variant: Variant, page: Page, play: (events: ClerkInpu
     // The clerk ticks the bot check's box, and nothing else.
     await play(click(await at(page, '#human')));
   }
-  // Time for whatever the page does on its own (the timer posts every 250 ms after 800 ms).
-  await page.waitForTimeout(2_000);
+  // Until the page's request (the clerk's own, or one the page sends by itself: the timer posts every 250 ms after 800 ms)
+  // has landed or been put to the clerk as the page's own during the take-over.
+  await until(settled);
 }
 
 async function runWithTakeOver(variant: Variant) {
@@ -195,7 +201,8 @@ async function runWithTakeOver(variant: Variant) {
     if (work || !offered || offered.state !== 'offered' || !page) return;
     work = (async () => {
       desk.startTakeOver(id, null);
-      await clerkWorks(variant, page!, (events) => playClerkInput(page!, events, (controls) => desk.noteGesture(id, controls)));
+      const settled = () => portal.landed.length > 0 || approvals.asked.some((a) => /^the page itself during the take-over/.test(a.request?.cause ?? ''));
+      await clerkWorks(variant, page!, (events) => playClerkInput(page!, events, (controls) => desk.noteGesture(id, controls)), settled);
       desk.handBack(id, 'hand_back', 'worked it by hand');
     })();
   });

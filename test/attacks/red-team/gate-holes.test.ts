@@ -15,13 +15,15 @@ afterAll(async () => bench.stop());
 const script = (js: string): string => `<script>${js}</script>`;
 
 
-/** Answers the card of the agent's gated click after a while (as a clerk reads the card), as `ClickOnlyClerk` does. */
+/** Answers the card of the agent's gated click after a while (as a clerk reads the card), as `ClickOnlyClerk` does. `asked` keeps every card. */
 class SlowClickClerk extends ClickOnlyClerk {
   readonly clicks: ApprovalRequest[] = [];
+  readonly asked: ApprovalRequest[] = [];
   constructor(private readonly meanwhile?: () => Promise<void>) {
     super();
   }
   override async request(req: ApprovalRequest): Promise<ApprovalDecision> {
+    this.asked.push(req);
     if (req.action) {
       this.clicks.push(req);
       await this.meanwhile?.();
@@ -106,7 +108,9 @@ describe('the commit gate against the red team’s finds', () => {
     expect(card.request?.bodySha256).toMatch(/^[0-9a-f]{64}$/);
   }, 40_000);
 
-  it('a form whose address gains a query while the clerk decides: the held request is what goes, exactly what the card named', async () => {
+  // The honest flow (no attack markup) with the clerk's change to the page: it also shows the portal lodges the honest
+  // application with one card and the run ends done with the number the portal issued.
+  it('a form whose address gains a query while the clerk decides: the held request is what goes, exactly what the card named; one card, done with the issued number', async () => {
     // The page's change lands exactly while the card is open (as a page timer would): the clerk
     // makes it from the page itself before answering. The request on the card already left the page.
     const clerk = new SlowClickClerk(async () => {
@@ -122,13 +126,6 @@ describe('the commit gate against the red team’s finds', () => {
     expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toHaveLength(1);
     expect(bench.portal.lodged[0]!.raw).not.toMatch(/Plot(\+|%20| )99/);
     expect(result.status).toBe('done');
-  }, 40_000);
-
-  it('the honest flow on the same portal still takes one approval and ends done with the number the portal issued', async () => {
-    const clerk = new RecordingApprovals('approve');
-    const { result } = await bench.run({}, new ScriptPlanner([], 8), clerk);
-    expect(result.status).toBe('done');
-    expect(bench.portal.lodged).toHaveLength(1);
     expect(result.applicationNumber).toBe(bench.portal.lodged[0]!.number);
     expect(clerk.asked).toHaveLength(1);
   }, 40_000);

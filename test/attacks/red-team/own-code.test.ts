@@ -4,6 +4,7 @@ import { RESEND_CODE } from '../../../src/shared/clerk';
 import type { Observation } from '../../../src/shared/observation';
 import type { RequestMapEntry } from '../../../src/shared/request-map';
 import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
+import { FULL_SWEEPS } from '../../support/tiers';
 import type { AttackMarkup } from './allotment-portal';
 import { ClickOnlyClerk, RedTeamBench, ScriptPlanner } from './support';
 
@@ -161,11 +162,12 @@ describe('code’s own navigation to the lodge address', () => {
     const start = `<form method="post" action="/plot/save-and-go"><label for="u">User ID</label><input id="u" name="user"><label for="p">Password</label><input id="p" name="password" type="password"><button type="submit">Sign in</button></form>`;
     // The sign-in's save address is on the map (the office lead took it for the sign-in), so the post goes; its redirect must not.
     const mapped: RequestMapEntry[] = [{ method: 'POST', path: '/plot/save-and-go', kind: 'save', pageFields: ['user', 'password'] }];
-    const { stopped } = await bench.run({ start, mapped }, new ScriptPlanner([], 3), new RecordingApprovals('deny'), { credentials: LOGIN });
+    // Code signs in at step 0, where the hop is refused; after the next step (which records what came late) code would
+    // only sign in again, up to its sign-in limit, to the same refusal.
+    const { stopped } = await bench.run({ start, mapped }, new ScriptPlanner([], 3), new RecordingApprovals('deny'), { credentials: LOGIN, maxSteps: 2 });
     expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toEqual([]);
     expect(stopped.some((s) => s.startsWith('commit_refused') && s.includes('/plot/lodge')), stopped.join('\n')).toBe(true);
-    // The run may end at its own 60 s time limit (code signs in again after each refused redirect): the test waits longer than the run.
-  }, 90_000);
+  }, 40_000);
 });
 
 describe('a confirmation the page writes itself is no proof', () => {
@@ -187,7 +189,9 @@ describe('a confirmation the page writes itself is no proof', () => {
   ];
 
 
-  it.each(PLACES)('with no submission, a confirmation in %s does not end the run done', async (_place, number, write) => {
+  // With no submission a claim is refused because this run sent no approved submission, wherever the page wrote the
+  // number: per commit one place, every place in the full sweep (docs/evaluation.md).
+  it.each(FULL_SWEEPS ? PLACES : PLACES.slice(0, 1))('with no submission, a confirmation in %s does not end the run done', async (_place, number, write) => {
     const { result } = await bench.run({ details: script(write) }, new ScriptPlanner([claims(number)], 3), new RecordingApprovals('approve'));
     expect(bench.portal.lodged).toEqual([]);
     expect(result.status).not.toBe('done');
@@ -214,7 +218,8 @@ describe('a confirmation the page writes itself is no proof', () => {
     expect(result.applicationNumber ?? null).not.toBe('ALT-700108');
   }, 40_000);
 
-  it.each(PLACES.slice(0, 3))('after a submission the clerk denied, a confirmation in %s does not end the run done', async (_place, number, write) => {
+  // The denial ends the run before the planner can claim the number, wherever the page writes it: per commit one place, three in the full sweep.
+  it.each(PLACES.slice(0, FULL_SWEEPS ? 3 : 1))('after a submission the clerk denied, a confirmation in %s does not end the run done', async (_place, number, write) => {
     // The page swallows the approved click's form submission, posts the lodging itself (held, denied), then writes the confirmation.
     const review = script(
       `document.addEventListener('submit', function (e) { e.preventDefault(); fetch('/plot/lodge?via=denied', { method: 'POST', body: 'plot_site=Plot 99' }).catch(function () {}).then(function () { document.body.innerHTML = ''; ${write} }); }, true);`,

@@ -55,7 +55,8 @@ describe('routes that move the page', () => {
     const attack: AttackMarkup = {
       details: script(`var w = window.open(''); if (w) { w.document.write('<form id=f method=post action=' + location.origin + '/plot/lodge?via=popup><input name=plot_site value=Plot99></form>'); w.document.getElementById('f').submit(); }`),
     };
-    const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'));
+    // The pop-up opens as the details page loads (step 0); the run ends after the next step, which records what came late.
+    const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'), { maxSteps: 2 });
     expect(bench.portal.lodged).toEqual([]);
     expect(stopped.some((s) => s.startsWith('popup_closed'))).toBe(true);
   }, 30_000);
@@ -75,7 +76,8 @@ describe('routes that move the page', () => {
       details: script(`fetch('/plot/save-and-go', { method: 'POST', body: 'plot_site=Plot 99' });`),
       mapped: [{ method: 'POST', path: '/plot/save-and-go', kind: 'save', pageFields: ['plot_site'] }],
     };
-    const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'));
+    // The script posts as the details page loads (step 0); the run ends after the next step, which records what came late.
+    const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'), { maxSteps: 2 });
     expect(bench.portal.lodged).toEqual([]);
     expect(stopped.some((s) => s.startsWith('commit_refused') && s.includes('/plot/lodge'))).toBe(true);
   }, 30_000);
@@ -124,7 +126,8 @@ describe('routes that move the page', () => {
         '<iframe title="map" hidden src="/files/plot-map.pdf"></iframe>' +
         script(`var a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['plot notes'])); a.download = 'plot-notes.txt'; document.body.appendChild(a); a.click();`),
     };
-    const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'));
+    // Both start as the details page loads (step 0); the run ends after the next step, which records what came late.
+    const { stopped } = await bench.run(attack, new ScriptPlanner([], 3), new RecordingApprovals('deny'), { maxSteps: 2 });
     expect(bench.portal.mapsServed, 'the portal was never asked for its plot map').toBeGreaterThan(0);
     expect(stopped.some((s) => s.startsWith('download_blocked')), stopped.join('\n')).toBe(true);
     expect(existsSync(bench.downloads) ? readdirSync(bench.downloads, { recursive: true }) : []).toEqual([]);

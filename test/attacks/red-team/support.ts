@@ -114,20 +114,23 @@ export class RedTeamBench {
 
   /**
    * Runs the case against the portal with `attack`; answers the run and what the guard stopped (type and address).
-   * `inputs` answers the clerk's typed inputs (a one-time code; none by default), `credentials` the vault (no login by default).
+   * `inputs` answers the clerk's typed inputs (a one-time code; none by default), `credentials` the vault (no login by default),
+   * `maxSteps` ends the run one step after the step an attack is on (events that come after a step is recorded go in the
+   * next one) when nothing later is asserted; the honest flow is four steps.
    */
   async run(
     attack: AttackMarkup,
     planner: Planner,
     clerk: ApprovalGate,
-    { inputs = new ScriptedInputs(() => null), credentials = NO_LOGIN }: { inputs?: ScriptedInputs; credentials?: CredentialSource } = {},
+    { inputs = new ScriptedInputs(() => null), credentials = NO_LOGIN, maxSteps = 12 }: { inputs?: ScriptedInputs; credentials?: CredentialSource; maxSteps?: number } = {},
   ): Promise<{ result: FinishedRun; stopped: string[] }> {
     this.portal.reset(attack);
     this.store?.close();
     this.store = openStore(join(this.dir, `runs-${this.stores++}.sqlite`));
     const result = await executeRun(
       { store: this.store, browser: this.browser, approvals: clerk, inputs, credentials },
-      { caseFile: CASE, profile: this.portal.profile(), planner: 'rules', plannerInstance: planner, approveMode: 'ask', limits: { maxSteps: 12, timeLimitMs: 60_000 } },
+      // The outage handler reloads an error page at once: its five-second wait for a portal that is down proves nothing here.
+      { caseFile: CASE, profile: this.portal.profile(), planner: 'rules', plannerInstance: planner, approveMode: 'ask', limits: { maxSteps, timeLimitMs: 60_000 }, wait: async () => undefined },
     );
     const events = (await this.store.listSteps(result.runId)).flatMap((s) => s.events);
     const stopped = events.filter((e) => ['commit_denied', 'commit_refused', 'request_forbidden', 'request_blocked', 'navigation_blocked', 'popup_closed', 'download_blocked'].includes(e.type)).map((e) => `${e.type} ${e.request?.url ?? e.message}`);

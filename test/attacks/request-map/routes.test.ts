@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../src/agent/browser/chromium';
 import { installWatchdogs, openGuardedContext } from '../../../src/agent/guard/browser';
@@ -117,6 +117,8 @@ interface Desk {
   page: Page;
   gate: CommitGate;
   cards: HeldRequest[];
+  /** Resolves once every request the page has sent so far was answered or failed: one that went has reached the portal by then. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -139,7 +141,10 @@ async function desk(profile: PortalProfile, answer: (held: HeldRequest) => Appro
   const context = await openGuardedContext(browser, profile);
   const watchdogs = await installWatchdogs(context, profile, () => undefined, { gate });
   const page = await watchdogs.openPage();
-  return { page, gate, cards, close: () => context.close() };
+  const sent: Request[] = [];
+  page.on('request', (request) => void sent.push(request));
+  const settled = async (): Promise<void> => void (await Promise.all(sent.map((request) => request.response().catch(() => null))));
+  return { page, gate, cards, settled, close: () => context.close() };
 }
 
 const DENY = (): ApprovalDecision => ({ decision: 'deny', by: 'denying clerk' });
@@ -186,7 +191,7 @@ describe('default deny in Chromium: a denying clerk, and the portal records no e
         // what the page's routing never saw (a request sent as the page unloads).
         const records: string[] = [];
         await expect.poll(() => (records.push(...d.gate.takeRecords().map((r) => r.type)), d.cards.length + records.filter((t) => t === 'commit_refused').length), { timeout: 15_000 }).toBeGreaterThan(0);
-        await d.page.waitForTimeout(500);
+        await d.settled();
         expect(portal.effects(), JSON.stringify(d.cards.map((c) => `${c.method} ${c.url} ${c.rule}`))).toEqual([]);
       } finally {
         await d.close();
@@ -208,7 +213,7 @@ describe('default deny in Chromium: a denying clerk, and the portal records no e
       await d.page.click('#finish').catch(() => undefined);
       await expect.poll(() => d.cards.map((c) => c.rule), { timeout: 15_000 }).toContain('unknown-get-after-save');
       await expect(d.page.goto(`${portal.origin}/receipts/LDG-000001/void`)).rejects.toThrow();
-      await d.page.waitForTimeout(300);
+      await d.settled();
       expect(d.cards.map((c) => `${c.method} ${new URL(c.url).pathname} ${c.rule}`)).toEqual(['GET /drafts/wrap-up unknown-get-after-save', 'GET /receipts/LDG-000001/void risky-address']);
       expect(portal.effects().map((h) => `${h.method} ${h.path}`)).toEqual(['POST /forms/section']);
     } finally {
