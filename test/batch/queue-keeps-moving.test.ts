@@ -28,23 +28,25 @@ class AwayClerk implements ApprovalGate {
 const QUICK: ApprovalGate = { request: async () => ({ decision: 'approve', by: 'clerk-at-desk' }) };
 
 /**
- * A queue that keeps moving (issue 28): six cases, two working places; the first two runs wait for
- * a clerk who is away, and the four others run and finish meanwhile. Real Chromium, the lab
- * portals, a real SQLite store; the batch machinery the console's queue and `portal-desk batch` use.
+ * A queue that keeps moving (issue 28): five cases, two working places; the first two runs wait for
+ * a clerk who is away, and the two others of other clients take both places and finish meanwhile,
+ * while the fifth (the client of a waiting run) does not start. Real Chromium, the lab portals, a
+ * real SQLite store; the batch machinery the console's queue and `portal-desk batch` use. A third
+ * other case finishing meanwhile (six cases, before issue 27) was one more whole form in a place a
+ * finished run had handed on, which every queue test already does.
  */
-describe('a queue of six with both places waiting for the clerk', () => {
+describe('a queue of five with both places waiting for the clerk', () => {
   const bench = new EngineBench();
   beforeAll(() => bench.start());
   afterAll(() => bench.stop());
 
-  it('the four others finish while the two wait; the clerk back, the two finish; one client and portal never runs twice at once', async () => {
+  it('two others finish while the two wait, the fifth waits for its client; the clerk back, all finish; one client and portal never runs twice at once', async () => {
     const store = bench.store('queue');
     const caseFiles: CaseFile[] = [
       'shops-renewal-anand-bakery.json',
       'shops-renewal-meera-kulkarni.json',
       'shops-renewal-srinivas-iyer.json',
       'shops-renewal-venkateswara-emporium.json',
-      'power-name-change-deshpande.json',
       'power-name-change-fernandes.json',
     ].map((f) => bench.caseFile(f));
     // The fourth entry is the same client and portal as the second (waiting): it must wait for it, not run beside it.
@@ -90,11 +92,11 @@ describe('a queue of six with both places waiting for the clerk', () => {
     });
 
     await Promise.all(away.map((a) => a.firstCard));
-    // Both places wait for the clerk; the four others (the same-client one after its elder) finish meanwhile.
+    // Both places wait for the clerk; the two others of other clients finish meanwhile.
     const deadline = Date.now() + 240_000;
-    while (finished.filter((o) => o.status === 'done').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    while (finished.filter((o) => o.status === 'done').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     const whileAway = finished.map((o) => o.caseId);
-    expect(whileAway.sort()).toEqual([caseFiles[2]!.caseId, caseFiles[4]!.caseId, caseFiles[5]!.caseId].sort());
+    expect(whileAway.sort()).toEqual([caseFiles[2]!.caseId, caseFiles[4]!.caseId].sort());
     expect(finished.every((o) => o.status === 'done')).toBe(true);
     // The same-client case has not started: its elder still waits for the clerk.
     expect((await store.listRuns({})).some((r) => r.caseJson.includes(caseFiles[3]!.caseId))).toBe(false);

@@ -108,7 +108,7 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
   });
 
   it(
-    'runs a lab case while another waits for the clerk: steps stream in, the clerk approves the submit with A, types an OTP, and sees done with the application number',
+    'runs a lab case while another waits for the clerk: steps stream in, the clerk approves the submit with A, types an OTP (a wrong one first: the card says so and a new code is sent), and sees done with the application number',
     async ({ onTestFailed }) => {
       onTestFailed(() => diagnose('runs'));
       // Run 1: the ordinary case. Its steps stream into the log while it runs, up to the submit.
@@ -126,19 +126,34 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
       expect(await page.locator('.step-log .step').count()).toBeGreaterThan(3);
       await shot('run-approval');
 
-      // Run 2, while run 1 waits, on another portal: the lab asks this client for a one-time code at sign-in.
+      // Run 2, while run 1 waits, on another portal: the lab asks this client for a one-time code at sign-in. The clerk
+      // types a wrong one first: the card says the portal did not take it; the clerk asks for a new code and gives that.
       runIds.otp = await startCase('power-name-change-deshpande');
       const otpInput = page.getByRole('textbox', { name: 'Type the one-time code' });
       await otpInput.waitFor({ timeout: RUN_MS });
       expect(await otpInput.getAttribute('type')).toBe('password');
       expect(await page.locator('.status-header').getAttribute('data-status')).toBe('awaiting_input');
-      let code: string | null = null;
-      await expect.poll(() => (code = lab.latestOtp('aditya-deshpande')), { timeout: 30_000 }).toMatch(/^\d{6}$/);
-      await otpInput.fill(code!);
+      let first: string | null = null;
+      await expect.poll(() => (first = lab.latestOtp('aditya-deshpande')), { timeout: 30_000 }).toMatch(/^\d{6}$/);
+      // The page says the code lasts 5 minutes: the card counts it down.
+      await expectText(page.locator('.code-lifetime'), /works for another [45]:\d\d min/);
+      await otpInput.fill(first === '000000' ? '111111' : '000000');
+      await otpInput.press('Enter');
+      const problem = page.locator('.input-problem');
+      await problem.waitFor({ timeout: 60_000 });
+      await expectText(problem, /The verification code is incorrect/);
+      await expectText(page.locator('.input-card h2'), 'The portal did not take that code — type it again');
+      expect((await statusOf(runIds.otp)).pendingInput).toMatchObject({ kind: 'otp', problem: expect.stringMatching(/incorrect/), canResend: true });
+      await shot('run-otp-wrong');
+      await page.getByRole('button', { name: 'Send a new code' }).click();
+      await expect.poll(() => lab.latestOtp('aditya-deshpande'), { timeout: 60_000 }).not.toBe(first);
+      const code = lab.latestOtp('aditya-deshpande')!;
+      await expectCount(problem, 0, 60_000);
+      await otpInput.fill(code);
       await shot('run-otp');
       await otpInput.press('Enter');
       await page.locator('.input-card').waitFor({ state: 'detached', timeout: 30_000 });
-      expect(await page.content()).not.toContain(code!);
+      expect(await page.content()).not.toContain(code);
 
       // Run 2 reaches its submit too; the queue shows both waiting, in amber.
       await page.locator('.approval-card').waitFor({ timeout: RUN_MS });
@@ -170,6 +185,15 @@ describe('the operator console in Chromium', { retry: 0 }, () => {
       await expectText(log.locator('.approval-approve').first(), 'approved by test-clerk');
       expect(lab.submissions({ clientId: 'anand-bakery' })).toHaveLength(1);
       expect(lab.submissions({ clientId: 'aditya-deshpande' })).toHaveLength(1);
+      // The code run's log says the clerk gave each code (after a new one was sent the question starts afresh, with no
+      // complaint to answer) and asked for a new one, and holds neither code.
+      const otpEvents = ((await service.handle('listSteps', { runId: runIds.otp })) as StepRecord[]).flatMap((s) => s.events);
+      expect(otpEvents.filter((e) => e.type === 'otp').map((e) => e.message)).toEqual([
+        expect.stringMatching(/^The clerk gave the one-time code •{4,}; code typed it into the portal$/),
+        expect.stringMatching(/^The clerk gave the one-time code •{4,}; code typed it into the portal$/),
+      ]);
+      expect(otpEvents.filter((e) => e.type === 'otp_resend').map((e) => e.message)).toEqual([expect.stringMatching(/^The clerk asked for a new code: code pressed "Send a new code"$/)]);
+      expect(JSON.stringify(await service.handle('listSteps', { runId: runIds.otp }))).not.toContain(code);
     },
     RUN_MS * 4,
   );

@@ -30,14 +30,18 @@ describe.skipIf(!postgresBin())('human waits in the office database', () => {
     expect((await runCli(['enqueue', dir], { env })).code).toBe(0);
     const desk = startDesk(['--approve', 'office', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--drain', '1'], env);
 
-    // The second console: wait for the approval to appear, then approve it as another clerk.
-    let listed: { id: string; kind: string; runId: string; deskId: string; prompt: { element?: string } }[] = [];
-    for (let i = 0; i < 600 && listed.length === 0; i++) {
-      const r = await runCli(['waits', 'list', '--json'], { env });
-      expect(r.code, r.stderr).toBe(0);
-      listed = JSON.parse(r.stdout) as typeof listed;
-      if (listed.length === 0) await sleep(300);
-    }
+    // The second console: once the approval is a row (watched with one query, not a CLI process every
+    // 300 ms while the desk fills the form), list it and approve it as another clerk.
+    const db = new URL(url).pathname.slice(1);
+    const openWaits = async (): Promise<number> => {
+      const [table] = await cluster.query<{ name: string | null }>(db, "SELECT to_regclass('office_waits')::text AS name");
+      if (!table?.name) return 0;
+      return (await cluster.query<{ n: number }>(db, 'SELECT count(*)::int AS n FROM office_waits WHERE answered_at IS NULL'))[0]!.n;
+    };
+    for (let i = 0; i < 600 && (await openWaits()) === 0; i++) await sleep(300);
+    const r = await runCli(['waits', 'list', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const listed = JSON.parse(r.stdout) as { id: string; kind: string; runId: string; deskId: string; prompt: { element?: string } }[];
     expect(listed, desk.stderr().slice(-3000)).toHaveLength(1);
     const [wait] = listed;
     expect(wait).toMatchObject({ kind: 'approval', prompt: { element: expect.stringMatching(/Submit/) } });
