@@ -140,7 +140,7 @@ export class EgressProxy {
     private readonly options: EgressProxyOptions,
   ) {
     this.inner.on('request', (req: IncomingMessage, res: ServerResponse) => this.fromTunnel(req, res));
-    this.inner.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgradeInTunnel(req, socket, head));
+    this.inner.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgradeInTunnel(req, heldSocket(socket), head));
     this.inner.on('clientError', (_err, socket: Duplex) => socket.destroy());
     if (options.tls) {
       const extra = options.tls.extraTrust ?? [];
@@ -157,8 +157,10 @@ export class EgressProxy {
       for (const cut of [...proxy.challengeTunnels]) cut();
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => proxy.forward(req, res));
-    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => proxy.tunnel(req, socket, head));
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => proxy.refuseUpgrade(req, socket));
+    // Node's server lets go of a CONNECT's or an upgrade's socket, error listener included: a browser that resets it
+    // (a page closed, a process killed) must not throw in the process that runs the proxy.
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => proxy.tunnel(req, heldSocket(socket), head));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => proxy.refuseUpgrade(req, heldSocket(socket)));
     server.on('clientError', (_err, socket: Duplex) => socket.destroy());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -562,6 +564,12 @@ function requestSeen(method: string, address: string): SeenRequest {
   } catch {
     return { kind: 'http', method, host: shorten(address, 80), port: null, path: null };
   }
+}
+
+/** A socket the http server handed over, destroyed (not thrown) when it fails. */
+function heldSocket(socket: Duplex): Duplex {
+  socket.on('error', () => socket.destroy());
+  return socket;
 }
 
 /** A stream that reads `first`, then whatever `socket` reads next, and writes to `socket`. */

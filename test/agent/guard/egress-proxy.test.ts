@@ -153,6 +153,33 @@ describe('egress proxy, by hand', () => {
     expect(events.find((e) => e.url === `0x7f.1:${server.port}`)!.detail).toContain('bare IP number (127.0.0.1)');
   });
 
+  it('takes a browser resetting a connection it refused or is tunnelling (a page closed, a process killed) without an error of its own', async () => {
+    const { port } = await startProxy();
+    const thrown: unknown[] = [];
+    const record = (err: unknown): void => void thrown.push(err);
+    process.on('uncaughtException', record);
+    try {
+      // Reset right after the proxy's answer: a refused tunnel (403) and an open one (200).
+      for (const authority of [`${ATTACKER}:${server.port}`, `${PORTAL}:${server.port}`]) {
+        const socket = connect(port, '127.0.0.1');
+        await new Promise<void>((resolve) => {
+          socket.on('error', () => undefined);
+          socket.once('data', () => {
+            socket.resetAndDestroy();
+            resolve();
+          });
+          socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(thrown).toEqual([]);
+      // And it still answers.
+      expect((await tunnel(port, `${PORTAL}:${server.port}`)).status).toBe(200);
+    } finally {
+      process.off('uncaughtException', record);
+    }
+  });
+
   it('answers a request that is not a proxy request with 400, and reports nothing (no page can send one)', async () => {
     const { port, events } = await startProxy();
     expect((await viaProxy(port, '/origin-form')).status).toBe(400);
