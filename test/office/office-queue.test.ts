@@ -11,10 +11,8 @@ import { killDesks, labCaseFolder, sleep, startDesk, type Desk } from './support
  * four runs at once), with the rules planner and the clerk approving (`--approve all`), while one
  * desk is SIGKILLed (with its browser and both its runs) mid-form, its draft saved, and started
  * again. Effects are counted where they land: the lab's own submission records, the office store's
- * chains and the queue's claims. With PORTAL_DESK_FULL=1 it runs 30 cases through three kills, as
- * every commit did before issue 27; the guarantees checked are the same. (`npm run test:full`
- * passes that to the suites tier only: `PORTAL_DESK_FULL=1 npx vitest run --project integration
- * test/office/office-queue.test.ts` runs this file's sweep.)
+ * chains and the queue's claims. `npm run test:full` (PORTAL_DESK_FULL=1) runs 30 cases through
+ * three kills, as every commit did before issue 27; the guarantees checked are the same.
  *
  * One kill per commit: a second (at step 2 as well as 5, before issue 27) cost a desk restart and
  * two more resumes, about a tenth of the file, to go through the same take-over (the job back on
