@@ -1,11 +1,10 @@
 import type { Page } from 'playwright-core';
+import { maskedScreenshot } from '../agent/observe/step-evidence';
 import { reviewedOnPage } from '../agent/portal/review-values';
 import type { CaseFile } from '../shared/case-file';
 import type { ReviewRow } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
 
-/** Inputs a picture never shows: passwords and one-time codes (as the loop masks them). */
-const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
 /** A full-page picture is cut at this height (a runaway page must not make a picture of megabytes). */
 const MAX_FULL_PAGE_PX = 6000;
 
@@ -29,7 +28,7 @@ async function fullPagePicture(page: Page, timeout: number): Promise<Buffer | nu
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
     const width = page.viewportSize()?.width ?? 1280;
     const clip = height > MAX_FULL_PAGE_PX ? { x: 0, y: 0, width, height: MAX_FULL_PAGE_PX } : undefined;
-    return await page.screenshot({ type: 'png', fullPage: true, ...(clip ? { clip } : {}), mask: [page.locator(MASKED_INPUTS)], timeout });
+    return await maskedScreenshot(page, { fullPage: true, ...(clip ? { clip } : {}), timeout });
   } catch {
     // Mid-navigation (a held request) a picture may not come: the card shows the loop's own one.
     return null;

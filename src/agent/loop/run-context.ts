@@ -3,6 +3,7 @@ import type { RunStatus } from '../../shared/run';
 import type { CaseView } from '../decide/planner';
 import type { GuardContext } from '../guard/guard-context';
 import type { PageRead } from '../observe/page-read';
+import { maskedScreenshot } from '../observe/step-evidence';
 import { errorText } from '../../base/error-text';
 import { clerkWaitNoticeMs, DEFAULT_LIMITS, type RunLimits } from './limits';
 import { ProgressTracker } from './progress-tracker';
@@ -17,9 +18,6 @@ const WAIT_TICK_MS = 500;
 
 /** How a wait for the clerk ended: answered, or run out (nothing was answered on the clerk's behalf). */
 type ClerkWait<T> = { kind: 'answered'; answer: T } | { kind: 'expired'; reason: string };
-
-/** Inputs a screenshot never shows: passwords and one-time codes. */
-const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
 
 /**
  * One run's ports and state, as the portal handlers, the action pipeline and the gate's judge see
@@ -220,8 +218,7 @@ export class RunContext {
   /** A picture of the page with passwords and codes masked; null (and a note) when none can be taken. */
   async screenshot(timeout = 10_000): Promise<Uint8Array | null> {
     try {
-      const page = this.o.page;
-      const png = await page.screenshot({ type: 'png', mask: [page.locator(MASKED_INPUTS)], timeout });
+      const png = await maskedScreenshot(this.o.page, { timeout });
       this.state.lastScreenshot = png;
       return png;
     } catch (err) {

@@ -1,4 +1,4 @@
-import type { BrowserContext, ConsoleMessage, Locator, Page, Request } from 'playwright-core';
+import type { BrowserContext, ConsoleMessage, Page, Request } from 'playwright-core';
 import type { GateRecord } from '../guard/commit-gate';
 import { shorten } from '../../shared/allowed-hosts';
 import type { StepEvent } from '../../shared/run';
@@ -10,8 +10,22 @@ import type { StepEvent } from '../../shared/run';
  * as one small hook when it records a step.
  */
 
-/** Held when a picture is taken: password and one-time-code boxes (as the loop's before picture masks them). */
-const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
+/**
+ * Every picture the product keeps or shows paints over password and one-time-code boxes: a
+ * stylesheet Playwright applies only while the picture is taken, and which reaches every frame and
+ * open shadow root (a mask locator would find the boxes of the top frame only). No picture depends
+ * on what those boxes hold. A closed shadow root is out of its reach, as it is out of the observer's
+ * and the sign-in's: nothing of ours types there.
+ */
+const SECRET_BOXES_PAINTED_OVER = `input[type=password], input[autocomplete="one-time-code"] {
+  color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important;
+  background: #ff00ff !important;
+}`;
+
+/** A PNG of the page, password and code boxes painted over: the viewport, or the whole page (cut at `clip` when given). */
+export function maskedScreenshot(page: Page, options: { timeout: number; fullPage?: boolean; clip?: { x: number; y: number; width: number; height: number } }): Promise<Buffer> {
+  return page.screenshot({ type: 'png', ...options, style: SECRET_BOXES_PAINTED_OVER });
+}
 
 /** Most page errors kept per step (a page logging in a loop would otherwise fill the record). */
 const MAX_ERRORS_PER_STEP = 20;
@@ -74,11 +88,6 @@ export function gateRequest(record: GateRecord): NonNullable<StepEvent['request'
   return { method: record.method, url: shorten(record.url), outcome, rule: `commit-gate:${record.rule}` };
 }
 
-/** Password and one-time-code boxes of a page, masked in every picture. */
-function maskedInputs(page: Page): Locator[] {
-  return [page.locator(MASKED_INPUTS)];
-}
-
 type Picture = { png: Uint8Array; problem?: undefined } | { png: null; problem: string };
 
 /**
@@ -90,12 +99,12 @@ export async function takePicture(page: Page, kind: 'after' | 'full page', timeo
   const started = performance.now();
   let problem = '';
   // A page that navigates under the picture (the submission's answer arriving as the step ends)
-  // destroys the document the masks were found in: the picture is taken again of the new one.
+  // fails the picture: it is taken again of the new document.
   for (let attempt = 1; attempt <= 2; attempt++) {
     if (page.isClosed()) return { png: null, problem: `${kind} picture not taken: the page was closed` };
     const left = Math.max(1, timeoutMs - (performance.now() - started));
     try {
-      return { png: await page.screenshot({ type: 'png', fullPage: kind === 'full page', mask: maskedInputs(page), timeout: left }) };
+      return { png: await maskedScreenshot(page, { fullPage: kind === 'full page', timeout: left }) };
     } catch (err) {
       problem = (err as Error).message.split('\n')[0] ?? String(err);
       if (!/context was destroyed|navigat/i.test(problem)) break;

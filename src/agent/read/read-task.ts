@@ -17,6 +17,7 @@ import { egressLockOf } from '../guard/browser';
 import type { CommitGate } from '../guard/commit-gate';
 import { SecretList } from '../loop/secrets';
 import type { Observer, PageRead } from '../observe/page-read';
+import { maskedScreenshot } from '../observe/step-evidence';
 import { findApplicationInList } from '../portal/applications-list';
 import { detectBotChallenge } from '../portal/bot-check';
 import { enterOneTimeCode, findOneTimeCodeField, maskCode } from '../portal/one-time-code';
@@ -72,7 +73,6 @@ export interface ReadTaskResult {
 
 /** Pages read before the task gives up reaching its page (sign-in, a code, the page itself). */
 const MAX_READS = 6;
-const MASKED_INPUTS = 'input[type=password], input[autocomplete="one-time-code"]';
 
 class ReadEnd extends Error {
   constructor(readonly end: Omit<ReadTaskResult, 'steps' | 'approvals'>) {
@@ -344,7 +344,7 @@ export class ReadOnlyTask {
 
   private async screenshot(): Promise<Uint8Array | null> {
     try {
-      return await this.o.page.screenshot({ type: 'png', mask: [this.o.page.locator(MASKED_INPUTS)], timeout: 10_000 });
+      return await maskedScreenshot(this.o.page, { timeout: 10_000 });
     } catch (err) {
       this.note('screenshot_failed', errorText(err));
       return null;

@@ -48,6 +48,31 @@ describe('step evidence', () => {
     expect(await takePicture(page, 'after')).toEqual({ png: null, problem: 'after picture not taken: the page was closed' });
   }, 30_000);
 
+  it('paints over password and code boxes in every frame and open shadow root: no picture depends on what they hold', async () => {
+    const page = await context.newPage();
+    const boxes = `<input type="password" value="PW"><input autocomplete="one-time-code" value="OTP"><input type="text" value="NAME">`;
+    const html = (pw: string, otp: string, name: string) => {
+      const filled = boxes.replace('PW', pw).replace('OTP', otp).replace('NAME', name);
+      return `<body style="margin:0">${filled}
+        <iframe style="width:600px;height:60px" srcdoc='${filled.replaceAll("'", '&#39;')}'></iframe>
+        <div id="host"></div>
+        <script>document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = ${JSON.stringify(filled)};</script></body>`;
+    };
+    const picture = async (pw: string, otp: string, name: string, kind: 'after' | 'full page') => {
+      await page.setContent(html(pw, otp, name));
+      await page.frames()[1]!.waitForLoadState();
+      return Buffer.from((await takePicture(page, kind)).png!);
+    };
+    for (const kind of ['after', 'full page'] as const) {
+      const one = await picture('hunter2hunter2', '482913', 'Meera', kind);
+      // Another password and code: the same picture, in the top frame, the inner frame and the shadow root alike.
+      expect(one.equals(await picture('correct horse battery', '000000', 'Meera', kind))).toBe(true);
+      // The picture still shows the page: another name (a box that is no secret) is another picture.
+      expect(one.equals(await picture('hunter2hunter2', '482913', 'Meera Kulkarni', kind))).toBe(false);
+    }
+    await page.close();
+  }, 30_000);
+
   it('reads the gate’s judgements as the requests pane does', () => {
     const base = { method: 'POST', url: 'https://shops.lab.portal-desk.test/renewal/submit', rule: 'submit-path', detail: '', submission: true, step: 4 };
     expect(gateRequest({ ...base, type: 'commit_pre_approved' })).toEqual({ method: 'POST', url: base.url, outcome: 'sent', rule: 'commit-gate:submit-path' });
