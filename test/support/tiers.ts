@@ -12,7 +12,7 @@
  *   (PORTAL_DESK_FULL=1) runs the same files as the whole sweeps.
  *
  * ALONE (a part of integration): files that drive a clock or worker processes to a deadline; the
- * main run leaves them out and `npm test` runs them afterwards, one at a time, with the machine to
+ * main run leaves them out and `npm test` runs them afterwards, two at a time, with the machine to
  * themselves (PORTAL_DESK_TEST_SET=alone). They are never skipped.
  */
 export const TIERS = {
