@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { maskedScreenshot } from '../agent/observe/step-evidence';
+import { maskedScreenshot } from '../agent/observe/page-picture';
 import { reviewedOnPage } from '../agent/portal/review-values';
 import type { CaseFile } from '../shared/case-file';
 import type { ReviewRow } from '../shared/clerk';

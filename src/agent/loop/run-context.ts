@@ -3,7 +3,7 @@ import type { RunStatus } from '../../shared/run';
 import type { CaseView } from '../decide/planner';
 import type { GuardContext } from '../guard/guard-context';
 import type { PageRead } from '../observe/page-read';
-import { maskedScreenshot } from '../observe/step-evidence';
+import { maskedScreenshot } from '../observe/page-picture';
 import { errorText } from '../../base/error-text';
 import { clerkWaitNoticeMs, DEFAULT_LIMITS, type RunLimits } from './limits';
 import { ProgressTracker } from './progress-tracker';

@@ -2,6 +2,7 @@ import type { BrowserContext, ConsoleMessage, Page, Request } from 'playwright-c
 import type { GateRecord } from '../guard/commit-gate';
 import { shorten } from '../../shared/allowed-hosts';
 import type { StepEvent } from '../../shared/run';
+import { maskedScreenshot } from './page-picture';
 
 /**
  * What a step keeps beyond its before picture, for the replay and the report: the after picture
@@ -9,23 +10,6 @@ import type { StepEvent } from '../../shared/run';
  * errors, and the commit gate's judgements as data for the requests pane. The loop calls these
  * as one small hook when it records a step.
  */
-
-/**
- * Every picture the product keeps or shows paints over password and one-time-code boxes: a
- * stylesheet Playwright applies only while the picture is taken, and which reaches every frame and
- * open shadow root (a mask locator would find the boxes of the top frame only). No picture depends
- * on what those boxes hold. A closed shadow root is out of its reach, as it is out of the observer's
- * and the sign-in's: nothing of ours types there.
- */
-const SECRET_BOXES_PAINTED_OVER = `input[type=password], input[autocomplete="one-time-code"] {
-  color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important;
-  background: #ff00ff !important;
-}`;
-
-/** A PNG of the page, password and code boxes painted over: the viewport, or the whole page (cut at `clip` when given). */
-export function maskedScreenshot(page: Page, options: { timeout: number; fullPage?: boolean; clip?: { x: number; y: number; width: number; height: number } }): Promise<Buffer> {
-  return page.screenshot({ type: 'png', ...options, style: SECRET_BOXES_PAINTED_OVER });
-}
 
 /** Most page errors kept per step (a page logging in a loop would otherwise fill the record). */
 const MAX_ERRORS_PER_STEP = 20;

@@ -17,7 +17,7 @@ import { egressLockOf } from '../guard/browser';
 import type { CommitGate } from '../guard/commit-gate';
 import { SecretList } from '../loop/secrets';
 import type { Observer, PageRead } from '../observe/page-read';
-import { maskedScreenshot } from '../observe/step-evidence';
+import { maskedScreenshot } from '../observe/page-picture';
 import { findApplicationInList } from '../portal/applications-list';
 import { detectBotChallenge } from '../portal/bot-check';
 import { enterOneTimeCode, findOneTimeCodeField, maskCode } from '../portal/one-time-code';

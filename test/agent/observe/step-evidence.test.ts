@@ -70,6 +70,20 @@ describe('step evidence', () => {
       // The picture still shows the page: another name (a box that is no secret) is another picture.
       expect(one.equals(await picture('hunter2hunter2', '482913', 'Meera Kulkarni', kind))).toBe(false);
     }
+    // Nothing of the painting stays on the page the clerk sees, in any frame or shadow root.
+    const styles = () => page.evaluate(() => document.querySelectorAll('style').length + document.querySelector('#host')!.shadowRoot!.querySelectorAll('style').length);
+    const before = await styles();
+    await takePicture(page, 'after');
+    await expect.poll(styles).toBe(before);
+    expect(await page.frames()[1]!.evaluate(() => document.querySelectorAll('style').length)).toBe(0);
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('input[type=password]')!).backgroundColor)).not.toBe('rgb(255, 0, 255)');
+    // A focused box's blinking caret is hidden, as Playwright hides it: pictures of an unchanged page are equal.
+    await page.focus('input[type=text]');
+    const first = Buffer.from((await takePicture(page, 'after')).png!);
+    for (let i = 0; i < 4; i++) {
+      await page.waitForTimeout(150);
+      expect(Buffer.from((await takePicture(page, 'after')).png!).equals(first)).toBe(true);
+    }
     await page.close();
   }, 30_000);
 
