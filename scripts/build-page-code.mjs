@@ -14,6 +14,7 @@ const ENTRIES = [
   { name: 'DOM_FACTS_SOURCE', entry: 'src/page/dom-facts.ts', export: 'collectDomFacts', about: 'collectDomFacts(options): DomFacts' },
   { name: 'FIRST_UNSEEN_TEXT_SOURCE', entry: 'src/page/proof-text.ts', export: 'firstUnseenText', about: 'firstUnseenText(texts): string | null' },
   { name: 'QUIET_DOM_SOURCE', entry: 'src/page/quiet-dom.ts', export: 'waitForQuietDom', about: 'waitForQuietDom({ quietMs, capMs }): Promise<boolean>' },
+  { name: 'PICTURE_SHEETS_SOURCE', entry: 'src/page/picture-sheets.ts', export: 'pictureSheets', about: 'pictureSheets({ op, mark, … }): void' },
 ];
 
 async function source({ entry, export: name }) {

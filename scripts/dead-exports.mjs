@@ -14,6 +14,7 @@ const ENTRY_POINTS = new Set([
   'src/page/dom-facts.ts#collectDomFacts', // scripts/build-page-code.mjs builds the page code from it
   'src/page/proof-text.ts#firstUnseenText', // built into FIRST_UNSEEN_TEXT_SOURCE (the proof check)
   'src/page/quiet-dom.ts#waitForQuietDom', // built into QUIET_DOM_SOURCE (settling after an action)
+  'src/page/picture-sheets.ts#pictureSheets', // built into PICTURE_SHEETS_SOURCE (the pictures' painted-over boxes)
 ]);
 
 const rel = (file) => path.relative(ROOT, file).split(path.sep).join('/');

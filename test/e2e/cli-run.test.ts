@@ -88,6 +88,9 @@ describe('portal-desk run --model anthropic (the real SDK against a loopback Mes
     const submits = steps.flatMap((s) => s.actions).filter((a) => a.approval);
     expect(submits.length).toBeGreaterThanOrEqual(1);
     expect(submits.every((a) => a.approval?.decision === 'approve' && a.approval.by === 'auto:all')).toBe(true);
+    // Every step kept its pictures, as the built CLI takes them (its bundle, not the test's TypeScript, runs in the page).
+    expect(steps.filter((s) => !s.screenshotHash || !s.afterScreenshotHash).map((s) => s.index)).toEqual([]);
+    expect(steps.flatMap((s) => s.events).filter((e) => e.type === 'screenshot_failed')).toEqual([]);
     expect((await store.verifyRun(summary.runId)).ok).toBe(true);
     store.close();
     console.log(`one shops form with --model anthropic (lab, simulated usage = request chars/4): ${calls} calls, ${JSON.stringify(summary.usage)}`);

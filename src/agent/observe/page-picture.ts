@@ -1,4 +1,7 @@
 import type { CDPSession, Frame, Page } from 'playwright-core';
+import type { PictureSheets } from '../../page/picture-sheets';
+import { PICTURE_SHEETS_SOURCE } from './page-code.generated';
+import { pageCall } from './page-function';
 
 /**
  * Every picture the product keeps or shows (a step's before and after pictures, the planner's
@@ -10,8 +13,9 @@ import type { CDPSession, Frame, Page } from 'playwright-core';
  * fast PNG encoder (`optimizeForSpeed`): half the browser's CPU of Playwright's `page.screenshot`
  * (about 35 ms against 85 ms a picture at 1280×720, measured 7 December), which a run of 11 steps
  * takes 23 times. The stylesheet that paints the boxes over (and hides the caret, as Playwright
- * does) is added to each frame and open shadow root just before the capture and removed after it.
- * A whole-page picture (once per gated step) goes through `page.screenshot` with the same sheet.
+ * does) is adopted by each frame and open shadow root just before the capture and dropped after it.
+ * The whole page (once per gated step) is taken the same way. Playwright's own `style` option was
+ * not used: a portal's CSP that refuses inline styles refused it too, and the boxes showed.
  */
 const SECRET_BOXES = 'input[type=password i], input[autocomplete="one-time-code" i]';
 const SECRET_BOXES_PAINTED_OVER = `${SECRET_BOXES} {
@@ -24,14 +28,13 @@ type Clip = { x: number; y: number; width: number; height: number };
 
 /** A PNG of the page, password and code boxes painted over: the viewport, or the whole page (cut at `clip` when given). */
 export async function maskedScreenshot(page: Page, options: { timeout: number; fullPage?: boolean; clip?: Clip }): Promise<Buffer> {
-  if (options.fullPage || options.clip) return page.screenshot({ type: 'png', ...options, style: `${SECRET_BOXES_PAINTED_OVER}\n${CARET_HIDDEN}` });
-  return withTimeout(viewportPicture(page), options.timeout, `picture not taken within ${options.timeout} ms`);
+  return withTimeout(picture(page, options.clip ?? (options.fullPage ? 'whole page' : 'viewport')), options.timeout, `picture not taken within ${options.timeout} ms`);
 }
 
 /** Each page's CDP session for its pictures, opened at its first picture. */
 const sessions = new WeakMap<Page, Promise<CDPSession>>();
 
-async function viewportPicture(page: Page): Promise<Buffer> {
+async function picture(page: Page, region: 'viewport' | 'whole page' | Clip): Promise<Buffer> {
   let session = sessions.get(page);
   if (!session) {
     session = page.context().newCDPSession(page);
@@ -41,12 +44,12 @@ async function viewportPicture(page: Page): Promise<Buffer> {
   const cdp = await session;
   const mark = `m${Math.random().toString(36).slice(2)}`;
   const frames = page.frames();
-  const painting = Promise.allSettled(frames.map((frame) => frame.evaluate(paintOver, { mark, sheet: SECRET_BOXES_PAINTED_OVER, caret: CARET_HIDDEN, boxes: SECRET_BOXES })));
+  const painting = Promise.allSettled(frames.map((frame) => frame.evaluate(pageCall(PICTURE_SHEETS_SOURCE, { op: 'paint', mark, sheet: SECRET_BOXES_PAINTED_OVER, caret: CARET_HIDDEN, boxes: SECRET_BOXES } satisfies PictureSheets))));
   try {
     // Every frame must be painted over before the capture: a frame that cannot be (it is navigating, or gone) fails the picture.
     const failed = (await painting).find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
-    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true }).catch((err: unknown) => {
+    const { data } = await capture(cdp, region).catch((err: unknown) => {
       // A session whose page crashed or closed is not asked again: the next picture opens a new one.
       sessions.delete(page);
       throw err;
@@ -58,37 +61,20 @@ async function viewportPicture(page: Page): Promise<Buffer> {
   }
 }
 
-/** In the page: the sheet into the document and every open shadow root that holds a secret box; the caret hidden. */
-function paintOver({ mark, sheet, caret, boxes }: { mark: string; sheet: string; caret: string; boxes: string }): void {
-  const add = (root: Document | ShadowRoot, text: string) => {
-    const style = document.createElement('style');
-    style.setAttribute('data-pd-picture', mark);
-    style.textContent = text;
-    (root instanceof Document ? (root.head ?? root.documentElement) : root).append(style);
-  };
-  add(document, `${sheet}\n${caret}`);
-  const roots: ShadowRoot[] = [];
-  const visit = (root: Document | ShadowRoot) => {
-    for (const el of Array.from(root.querySelectorAll('*'))) if (el.shadowRoot) roots.push(el.shadowRoot);
-  };
-  visit(document);
-  for (let i = 0; i < roots.length; i++) {
-    const root = roots[i]!;
-    visit(root);
-    if (root.querySelector(boxes)) add(root, sheet);
+/** The viewport as it is shown, or a region of the whole page (as Playwright takes a full page: beyond the viewport, CSS pixels). */
+async function capture(cdp: CDPSession, region: 'viewport' | 'whole page' | Clip): Promise<{ data: string }> {
+  if (region === 'viewport') return cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
+  let clip = region;
+  if (clip === 'whole page') {
+    const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
+    clip = { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(cssContentSize.height) };
   }
+  return cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true, captureBeyondViewport: true, clip: { ...clip, scale: 1 } });
 }
 
+/** The page side (src/page/picture-sheets.ts, built into a string: a serialised function would carry the bundler's helpers). */
 async function unpaint(frame: Frame, mark: string): Promise<void> {
-  await frame
-    .evaluate((mark) => {
-      const roots: (Document | ShadowRoot)[] = [document];
-      for (let i = 0; i < roots.length; i++) {
-        for (const el of Array.from(roots[i]!.querySelectorAll('*'))) if (el.shadowRoot) roots.push(el.shadowRoot);
-        for (const style of Array.from(roots[i]!.querySelectorAll(`style[data-pd-picture="${mark}"]`))) style.remove();
-      }
-    }, mark)
-    .catch(() => undefined);
+  await frame.evaluate(pageCall(PICTURE_SHEETS_SOURCE, { op: 'unpaint', mark } satisfies PictureSheets)).catch(() => undefined);
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
