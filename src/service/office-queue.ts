@@ -5,7 +5,7 @@ import pg from 'pg';
 import { errorText } from '../base/error-text';
 import { CaseFile } from '../shared/case-file';
 import { FINAL_STATUSES, type RunStatus } from '../shared/run';
-import type { PgStore } from '../store';
+import { resilientPool, type PgStore } from '../store';
 
 /**
  * The office's durable case queue: pg-boss jobs in the office's PostgreSQL database (the same
@@ -102,8 +102,7 @@ export class OfficeQueue {
       ...(options.scheduleCheckSeconds ? { cronMonitorIntervalSeconds: options.scheduleCheckSeconds, cronWorkerIntervalSeconds: options.scheduleCheckSeconds } : {}),
     });
     boss.on('error', (err: Error) => options.log?.(`queue: ${err.message}`));
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    pool.on('error', () => undefined);
+    const pool = resilientPool({ connectionString: url, max: 2 });
     try {
       await boss.start();
       await boss.createQueue(CASE_QUEUE, {

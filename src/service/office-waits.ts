@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import pg from 'pg';
+import { resilientPool } from '../store';
 import { ApprovalDecision, TakeOverEnd, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource, type TakeOverDesk, type TakeOverRequest } from '../shared/clerk';
 import type { CarriedValue } from '../shared/control-submission';
 
@@ -133,8 +134,7 @@ export class OfficeWaits {
 
   /** Opens the waits board on the office database (its own small pool, and a LISTEN connection once a desk waits). */
   static async open(url: string, options: { pollMs?: number } = {}): Promise<OfficeWaits> {
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    pool.on('error', () => undefined);
+    const pool = resilientPool({ connectionString: url, max: 2 });
     const c = await pool.connect();
     try {
       await c.query('BEGIN');

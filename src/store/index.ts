@@ -2,6 +2,7 @@
 export { openStore, Store as SqliteStore, type PurgeResult } from './store';
 export type { Store } from './store-api';
 export { DATABASE_URL_ENV, openPgStore, PgStore } from './pg-store';
+export { resilientPool } from './pg-pool';
 export { officeDatabaseUrl, openConfiguredStore } from './configured';
 export { openRouteStore } from './route-store';
 export { routesOf } from './store-routes';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
 import type { CreateRunOptions, StepPictures } from '../shared/recorder';
@@ -11,6 +11,7 @@ import { CHAIN_V2_DEFINITION, claimedRun, eventChainJson, eventHash, genesisReco
 import { StoreOpenError } from './database';
 import { LATEST_SCHEMA_VERSION, migrationChecksum, SchemaTooNewError } from './migrations';
 import { PG_MIGRATIONS } from './pg-migrations';
+import { resilientPool } from './pg-pool';
 import { PgRouteStore } from './pg-route-store';
 import {
   approvalFromRow,
@@ -79,9 +80,8 @@ function safeDatabaseUrl(url: string): string {
  */
 export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
   const shown = safeDatabaseUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 4, connectionTimeoutMillis: 10_000 });
-  // An idle connection the server drops (a restart) must not crash the process.
-  pool.on('error', () => undefined);
+  // A connection the server drops (a restart) must not crash the process.
+  const pool = resilientPool({ connectionString: url, max: options.poolSize ?? 4, connectionTimeoutMillis: 10_000 });
   try {
     const c = await pool.connect();
     try {

@@ -176,6 +176,7 @@ export const TIERS = {
   'test/store/crash.test.ts',
   'test/store/migrations.test.ts',
   'test/store/perf.test.ts',
+  'test/store/pg-pool.test.ts',
   'test/store/pg-route-store.test.ts',
   'test/store/pg-store.test.ts',
   'test/store/record.test.ts',
