@@ -1,4 +1,5 @@
 import type { Frame, Locator, Page } from 'playwright-core';
+import { withTimeout } from '../../base/with-timeout';
 import { ordinalOf } from '../../shared/case-groups';
 import { DEFAULT_TEXT_BUDGET, MAX_CONTROLS, type Control, type NameSource, type Observation, type PageError } from '../../shared/observation';
 import { alignClickables, alignControls } from './align';
@@ -475,16 +476,4 @@ function pageErrors(frames: ReadonlyMap<string, FrameInfo>, candidateOfDomIndex:
     }
   }
   return [...summary, ...fieldErrors];
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

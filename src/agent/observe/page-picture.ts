@@ -1,4 +1,5 @@
 import type { CDPSession, Frame, Page } from 'playwright-core';
+import { withTimeout } from '../../base/with-timeout';
 import type { PictureSheets } from '../../page/picture-sheets';
 import { PICTURE_SHEETS_SOURCE } from './page-code.generated';
 import { pageCall } from './page-function';
@@ -75,10 +76,4 @@ async function capture(cdp: CDPSession, region: 'viewport' | 'whole page' | Clip
 /** The page side (src/page/picture-sheets.ts, built into a string: a serialised function would carry the bundler's helpers). */
 async function unpaint(frame: Frame, mark: string): Promise<void> {
   await frame.evaluate(pageCall(PICTURE_SHEETS_SOURCE, { op: 'unpaint', mark } satisfies PictureSheets)).catch(() => undefined);
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
