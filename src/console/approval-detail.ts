@@ -25,10 +25,7 @@ export async function readApproval(page: Page, profile: PortalProfile, caseFile:
 
 async function fullPagePicture(page: Page, timeout: number): Promise<Buffer | null> {
   try {
-    const height = await page.evaluate(() => document.documentElement.scrollHeight);
-    const width = page.viewportSize()?.width ?? 1280;
-    const clip = height > MAX_FULL_PAGE_PX ? { x: 0, y: 0, width, height: MAX_FULL_PAGE_PX } : undefined;
-    return await maskedScreenshot(page, { fullPage: true, ...(clip ? { clip } : {}), timeout });
+    return await maskedScreenshot(page, { fullPage: true, maxHeight: MAX_FULL_PAGE_PX, timeout });
   } catch {
     // Mid-navigation (a held request) a picture may not come: the card shows the loop's own one.
     return null;

@@ -25,17 +25,19 @@ const SECRET_BOXES_PAINTED_OVER = `${SECRET_BOXES} {
 }`;
 const CARET_HIDDEN = '* { caret-color: transparent !important; }';
 
-type Clip = { x: number; y: number; width: number; height: number };
+/** The viewport as it is shown, or the whole page from its top, at most `maxHeight` CSS pixels of it. */
+type Region = 'viewport' | { maxHeight: number };
 
-/** A PNG of the page, password and code boxes painted over: the viewport, or the whole page (cut at `clip` when given). */
-export async function maskedScreenshot(page: Page, options: { timeout: number; fullPage?: boolean; clip?: Clip }): Promise<Buffer> {
-  return withTimeout(picture(page, options.clip ?? (options.fullPage ? 'whole page' : 'viewport')), options.timeout, `picture not taken within ${options.timeout} ms`);
+/** A PNG of the page, password and code boxes painted over: the viewport, or the whole page (cut at `maxHeight` CSS pixels when given). */
+export async function maskedScreenshot(page: Page, options: { timeout: number; fullPage?: boolean; maxHeight?: number }): Promise<Buffer> {
+  const region = options.fullPage ? { maxHeight: options.maxHeight ?? Infinity } : 'viewport';
+  return withTimeout(picture(page, region), options.timeout, `picture not taken within ${options.timeout} ms`);
 }
 
 /** Each page's CDP session for its pictures, opened at its first picture. */
 const sessions = new WeakMap<Page, Promise<CDPSession>>();
 
-async function picture(page: Page, region: 'viewport' | 'whole page' | Clip): Promise<Buffer> {
+async function picture(page: Page, region: Region): Promise<Buffer> {
   let session = sessions.get(page);
   if (!session) {
     session = page.context().newCDPSession(page);
@@ -62,15 +64,12 @@ async function picture(page: Page, region: 'viewport' | 'whole page' | Clip): Pr
   }
 }
 
-/** The viewport as it is shown, or a region of the whole page (as Playwright takes a full page: beyond the viewport, CSS pixels). */
-async function capture(cdp: CDPSession, region: 'viewport' | 'whole page' | Clip): Promise<{ data: string }> {
+/** The whole page is taken as Playwright takes a full page: beyond the viewport, in CSS pixels. */
+async function capture(cdp: CDPSession, region: Region): Promise<{ data: string }> {
   if (region === 'viewport') return cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
-  let clip = region;
-  if (clip === 'whole page') {
-    const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
-    clip = { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(cssContentSize.height) };
-  }
-  return cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true, captureBeyondViewport: true, clip: { ...clip, scale: 1 } });
+  const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
+  const clip = { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(Math.min(cssContentSize.height, region.maxHeight)), scale: 1 };
+  return cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true, captureBeyondViewport: true, clip });
 }
 
 /** The page side (src/page/picture-sheets.ts, built into a string: a serialised function would carry the bundler's helpers). */

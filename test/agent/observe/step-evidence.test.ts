@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../src/agent/browser/chromium';
+import { maskedScreenshot } from '../../../src/agent/observe/page-picture';
 import { gateRequest, PageErrorLog, takePicture } from '../../../src/agent/observe/step-evidence';
 
 /** The loop's step evidence in real Chromium: page errors as they happen, the after and full-page pictures. */
@@ -41,6 +42,8 @@ describe('step evidence', () => {
     expect(pngHeight(after.png!)).toBe(600);
     const whole = await takePicture(page, 'full page');
     expect(pngHeight(whole.png!)).toBeGreaterThan(2400);
+    // A whole page cut at a height (the console's card cuts a runaway page).
+    expect(pngHeight(await maskedScreenshot(page, { fullPage: true, maxHeight: 1000, timeout: 10_000 }))).toBe(1000);
     // The password box is masked: the picture differs from one taken without the mask.
     const unmasked = await page.screenshot({ type: 'png', fullPage: true });
     expect(Buffer.from(whole.png!).equals(unmasked)).toBe(false);
