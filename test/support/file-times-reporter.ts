@@ -37,8 +37,8 @@ export default class FileTimesReporter implements Reporter {
 
   onTestModuleEnd(module: TestModule): void {
     const started = this.started.get(module.moduleId);
-    const running = started === undefined ? module.diagnostic().duration : performance.now() - started;
-    const { environmentSetupDuration, prepareDuration, collectDuration, setupDuration } = module.diagnostic();
+    const { duration, environmentSetupDuration, prepareDuration, collectDuration, setupDuration } = module.diagnostic();
+    const running = started === undefined ? duration : performance.now() - started;
     this.files.push({
       file: module.relativeModuleId,
       ms: Math.round(running + environmentSetupDuration + prepareDuration + collectDuration + setupDuration),
