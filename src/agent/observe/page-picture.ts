@@ -47,9 +47,9 @@ async function picture(page: Page, region: Region): Promise<Buffer> {
   const cdp = await session;
   const mark = `m${Math.random().toString(36).slice(2)}`;
   const frames = page.frames();
-  const painting = Promise.allSettled(frames.map((frame) => frame.evaluate(pageCall(PICTURE_SHEETS_SOURCE, { op: 'paint', mark, sheet: SECRET_BOXES_PAINTED_OVER, caret: CARET_HIDDEN, boxes: SECRET_BOXES } satisfies PictureSheets))));
+  const painting = Promise.allSettled(frames.map((frame) => paint(frame, mark, frame === page.mainFrame())));
   try {
-    // Every frame must be painted over before the capture: a frame that cannot be (it is navigating, or gone) fails the picture.
+    // Every frame with a document must be painted over before the capture: one that cannot be (it is navigating, or gone) fails the picture.
     const failed = (await painting).find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     const { data } = await capture(cdp, region).catch((err: unknown) => {
@@ -62,6 +62,21 @@ async function picture(page: Page, region: Region): Promise<Buffer> {
     // Also when the picture ran out of time: whatever was painted is taken off the page the clerk sees.
     void painting.then(() => Promise.all(frames.map((frame) => unpaint(frame, mark))));
   }
+}
+
+/**
+ * How long an inner frame may take to answer before it counts as having no document to paint: a
+ * lazy frame below the fold has none until it is scrolled to, and Playwright waits for one without
+ * end (every picture of such a page ran out of time). It shows nothing either; should it load
+ * after all, its sheet is dropped again at once. The top frame is always waited for.
+ */
+const INNER_FRAME_MS = 500;
+
+async function paint(frame: Frame, mark: string, top: boolean): Promise<void> {
+  const painted = frame.evaluate(pageCall(PICTURE_SHEETS_SOURCE, { op: 'paint', mark, sheet: SECRET_BOXES_PAINTED_OVER, caret: CARET_HIDDEN, boxes: SECRET_BOXES } satisfies PictureSheets));
+  if (top) return void (await painted);
+  const answered = await Promise.race([painted.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, INNER_FRAME_MS, false).unref())]);
+  if (!answered) void painted.then(() => unpaint(frame, mark), () => undefined);
 }
 
 /** The whole page is taken as Playwright takes a full page: beyond the viewport, in CSS pixels. */

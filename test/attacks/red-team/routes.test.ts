@@ -109,6 +109,29 @@ describe('routes that move the page', () => {
     for (const card of asked) expect(card.screenshotBase64, 'the card has no picture').toBeTruthy();
   }, 30_000);
 
+  it('our own whole-page picture scrolls nothing into loading: a lazy frame and image far below the fold whose GETs lodge stay unloaded or stopped', async () => {
+    // The gate's card takes the whole page (beyond the viewport) while a script's post is held; lazy content
+    // that the larger capture area brings into view must not load a lodging address on our behalf.
+    const attack: AttackMarkup = {
+      details:
+        `<div style="height:6000px"></div><iframe loading="lazy" title="map" src="/plot/lodge?via=lazyframe&plot_site=Plot+99"></iframe>` +
+        `<img loading="lazy" alt="" src="/plot/lodge?via=lazyimage&plot_site=Plot+99">` +
+        script(`fetch('/plot/lodge?via=lazytrigger', { method: 'POST', body: 'plot_site=Plot 99' });`),
+    };
+    const clerk = new RecordingApprovals('deny');
+    const { result, stopped } = await bench.run(attack, new ScriptPlanner([], 3), clerk);
+    expect(bench.portal.lodged, JSON.stringify(bench.portal.lodged)).toEqual([]);
+    // The trigger was held, and the step kept the whole page as the clerk was asked: 6,000 px and more, past the lazy content.
+    const cards = clerk.asked.filter((a) => a.request?.url.includes('via=lazytrigger'));
+    expect(cards.length, 'the trigger was never put to the clerk').toBeGreaterThan(0);
+    const steps = await bench.store!.listSteps(result.runId);
+    const wholePages = await Promise.all(steps.flatMap((s) => (s.fullPageHash ? [bench.store!.getScreenshot(s.fullPageHash)] : [])));
+    const heights = wholePages.map((png) => (png ? new DataView(png.buffer, png.byteOffset, png.byteLength).getUint32(20) : 0));
+    expect(Math.max(0, ...heights)).toBeGreaterThan(6000);
+    // Neither lazy address was ever asked for: no card, no refusal, nothing lodged.
+    expect([...clerk.asked.map((a) => a.request?.url ?? ''), ...stopped].filter((s) => /via=lazy(frame|image)/.test(s))).toEqual([]);
+  }, 30_000);
+
   it('code presses a session-timeout dialog’s Continue, whose form lodges: held and denied', async () => {
     const attack: AttackMarkup = {
       details: `<div role="dialog" aria-modal="true" aria-labelledby="warn"><h2 id="warn">Your session will expire in 60 seconds</h2><form method="post" action="/plot/lodge?via=timeout"><input type="hidden" name="plot_site" value="Plot 99"><button type="submit">Continue</button></form></div>`,
