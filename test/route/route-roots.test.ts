@@ -9,6 +9,7 @@ import type { StepRecord } from '../../src/shared/run';
 import { openPgStore, openStore, routesOf, type Store } from '../../src/store';
 import { REPO, runCli } from '../support/cli';
 import { postgresBin, sharedPostgres } from '../support/postgres';
+import { clientValues, portalWords } from './support';
 
 /**
  * Every way a run starts follows and learns routes the same way (`routesFor`): `portal-desk batch`
@@ -108,6 +109,13 @@ describe('routes in every way a run starts', () => {
       expect(route.learnedFrom).toBe(learn!.id);
       expect(follow).toMatchObject({ planner: 0, route: route.steps.length });
       expect(desk.stderr).toMatch(/route: following v1/);
+      // The route holds no value of either client (the power pair of route-runs.test.ts, checked here).
+      const json = JSON.stringify(await store.routeStore().getRoute(POWER.portal, POWER.task)).toLowerCase();
+      for (const [run, file] of [[learn!, 'power-name-change-deshpande.json'], [follow!, 'power-name-change-fernandes.json']] as const) {
+        const values = clientValues(caseOf(file), portalWords(await store.listSteps(run.id)));
+        expect(values.length, file).toBeGreaterThan(8);
+        for (const value of values) expect(json, `route holds "${value}" of ${file}`).not.toContain(value);
+      }
     } finally {
       await store.close();
     }
