@@ -22,6 +22,7 @@ import { ALONE, TIERS } from './test/support/tiers';
 const alone = process.env.PORTAL_DESK_TEST_SET === 'alone';
 const full = process.env.PORTAL_DESK_FULL === '1';
 const POSTGRES = './test/support/postgres-global.ts';
+const FIXTURES = './test/support/fixtures-global.ts';
 
 export default defineConfig({
   test: {
@@ -35,7 +36,7 @@ export default defineConfig({
     projects: alone
       ? [
           // The alone set keeps state across a retry (its lab, its fake clock), so a retry there would only mislead.
-          { extends: true, test: { name: 'alone', include: [...ALONE], retry: 0, globalSetup: [POSTGRES] } },
+          { extends: true, test: { name: 'alone', include: [...ALONE], retry: 0, globalSetup: [POSTGRES, FIXTURES] } },
         ]
       : [
           // In-process files share their worker's modules (no fresh import per file: the tier took 158 s under load
@@ -44,7 +45,7 @@ export default defineConfig({
           // Real browsers on 2 shared cores: one retry absorbs a scheduling hiccup; a real failure fails twice.
           // Integration files share their worker's modules too (each still starts and closes its own browser, lab and
           // servers; the three that spy on console.log restore it): importing the engine afresh cost ~2 s a file.
-          { extends: true, test: { name: 'integration', include: [...TIERS.integration], exclude: [...ALONE], retry: 1, isolate: false, globalSetup: [POSTGRES] } },
+          { extends: true, test: { name: 'integration', include: [...TIERS.integration], exclude: [...ALONE], retry: 1, isolate: false, globalSetup: [POSTGRES, FIXTURES] } },
           { extends: true, test: { name: 'suites', include: [...TIERS.suites], retry: full ? 0 : 1 } },
         ],
   },

@@ -6,9 +6,10 @@ import { loadReplay, Replay, REPORT_CSP } from '../../src/audit';
 import { labAccount } from '../../lab';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import type { StepRecord } from '../../src/shared/run';
-import { verifyExport, type Store } from '../../src/store';
+import { openStore, verifyExport, type Store } from '../../src/store';
 import { REPO, runCli, type CliResult } from '../support/cli';
-import { EngineBench, RecordingApprovals } from '../support/engine';
+import { EngineBench } from '../support/engine';
+import { recordedShopsRun } from '../support/recorded-run';
 import { openReport, tempDir, type OpenedReport } from './support';
 
 /**
@@ -27,10 +28,9 @@ let report: OpenedReport;
 
 beforeAll(async () => {
   bench = await new EngineBench().start();
-  const caseFile = bench.caseFile(CASE);
-  const run = await bench.run(caseFile, { approvals: new RecordingApprovals('approve') });
-  expect(run.status, run.reason).toBe('done');
-  store = run.store;
+  // The run this file reads, recorded once for every file that only reads it (test/support/recorded-run.ts).
+  const run = await recordedShopsRun(bench);
+  store = openStore(run.db);
   runId = run.runId;
   steps = await store.listSteps(runId);
   out = tempDir();
@@ -40,6 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await report?.close();
+  store?.close();
   await bench?.stop();
 });
 

@@ -6,10 +6,11 @@ import { openStore, type Store } from '../../src/store';
 import type { StepRecord } from '../../src/shared/run';
 import { runCli, type CliResult } from '../support/cli';
 import { EngineBench } from '../support/engine';
+import { recordedShopsRun } from '../support/recorded-run';
 import { changeOneByte, copyDatabase, readScreenshot, readStepJson, tamper, tempDir } from './support';
 
 /**
- * Tamper evidence end to end: one real lab run, then copies of its database and export edited
+ * Tamper evidence end to end: one real lab run (recorded once for the files that only read it), then copies of its database and export edited
  * the way someone with the files would, each checked by the real `verify` process. Independent
  * CLI processes run side by side to keep the file fast.
  */
@@ -26,18 +27,17 @@ const SHOT_STEP = 2;
 
 beforeAll(async () => {
   bench = await new EngineBench().start();
-  const run = await bench.run(bench.caseFile('shops-renewal-anand-bakery.json'));
-  expect(run.status, run.reason).toBe('done');
-  store = run.store;
+  // A copy of its own of the run recorded once for every file that only reads it (test/support/recorded-run.ts).
+  const run = await recordedShopsRun(bench);
+  store = openStore(run.db);
   runId = run.runId;
   steps = await store.listSteps(runId);
   head = (await store.getRun(runId))!.headHash!;
   dir = tempDir();
-  // The browser and lab are not needed past this point.
-  await bench.browser.close();
 }, 300_000);
 
 afterAll(async () => {
+  store?.close();
   await bench?.stop().catch(() => undefined);
 });
 

@@ -3,7 +3,6 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../src/agent/browser/chromium';
 import { loadCaseFile } from '../../src/agent/case/case-files';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import type { RunListener } from '../../src/agent/loop/run-loop';
@@ -17,7 +16,7 @@ import { executeRun, type FinishedRun, type RunRequest } from '../../src/service
 import { openStore, type Store } from '../../src/store';
 import { EncryptedLoginStateStore, KeyFileSource } from '../../src/vault';
 import { BIN, REPO } from '../support/cli';
-import { RecordingApprovals, ScriptedInputs } from '../support/engine';
+import { RecordingApprovals, ScriptedInputs, workerBrowser } from '../support/engine';
 
 export { RecordingApprovals, ScriptedInputs };
 export const CASES_DIR = join(REPO, 'resources/cases');
@@ -53,7 +52,7 @@ export interface BenchRun {
   keepVariant?: boolean;
 }
 
-/** One lab, one Chromium, temp stores and an encrypted login-state store for a test file. */
+/** One lab, the worker's Chromium, temp stores and an encrypted login-state store for a test file. */
 export class RealityBench {
   lab!: Lab;
   browser!: Browser;
@@ -63,13 +62,14 @@ export class RealityBench {
 
   async start(): Promise<this> {
     this.lab = await startLab();
-    this.browser = await launchChromium({ hostResolverRules: this.lab.hostResolverRules });
+    this.browser = await workerBrowser(this.lab);
     return this;
   }
 
+  /** The worker's browser stays for the next file, with none of this file's sessions left open in it. */
   async stop(): Promise<void> {
     for (const s of this.stores) s.close();
-    await this.browser?.close();
+    await Promise.all((this.browser?.contexts() ?? []).map((c) => c.close().catch(() => undefined)));
     await this.lab?.stop();
   }
 

@@ -45,25 +45,46 @@ export function launchForLab(lab: Lab): Promise<Browser> {
   return launchChromium({ hostResolverRules: lab.hostResolverRules, ...(lab.tlsCa ? { portalCa: lab.tlsCa } : {}) });
 }
 
-/** One lab, one browser and fresh stores for a test file. */
+/**
+ * One Chromium per worker (issue 27): integration files share their worker's modules, so the
+ * browser one file launched serves the next. Only for the plain lab (every plain lab maps every
+ * name to the loopback the same way); an https lab's CA is its own, so its browser is too. A file
+ * that closes or kills the browser leaves a disconnected one, and the next file launches anew.
+ */
+const shared = new Map<string, Promise<Browser>>();
+
+/** The worker's browser for a plain lab (launched when there is none, or it was closed). */
+export async function workerBrowser(lab: Lab): Promise<Browser> {
+  const known = await shared.get(lab.hostResolverRules)?.catch(() => null);
+  if (known?.isConnected()) return known;
+  const launching = launchForLab(lab);
+  shared.set(lab.hostResolverRules, launching);
+  return launching;
+}
+
+/** One lab, a browser (the worker's, for the plain lab) and fresh stores for a test file. */
 export class EngineBench {
   lab!: Lab;
   browser!: Browser;
   private readonly dir = mkdtempSync(join(tmpdir(), 'pd-engine-'));
   private stores: Store[] = [];
+  /** The worker's browser when this bench uses it (a test may put another in `browser`). */
+  private workerBrowser: Browser | undefined;
 
   /** `tls`: the https lab (default: `PORTAL_DESK_LAB_TLS=1`). */
   constructor(private readonly options: { tls?: boolean } = {}) {}
 
   async start(): Promise<this> {
     this.lab = await startLab({ tls: this.options.tls ?? labTlsRequested() });
-    this.browser = await launchForLab(this.lab);
+    this.browser = this.lab.tlsCa ? await launchForLab(this.lab) : (this.workerBrowser = await workerBrowser(this.lab));
     return this;
   }
 
+  /** Closes the file's stores and lab; the worker's browser stays for the next file, with none of this file's sessions left open in it. */
   async stop(): Promise<void> {
     for (const s of this.stores) s.close();
-    await this.browser?.close();
+    if (this.browser && this.browser === this.workerBrowser) await Promise.all(this.browser.contexts().map((c) => c.close().catch(() => undefined)));
+    else await this.browser?.close();
     await this.lab?.stop();
   }
 
