@@ -9,11 +9,14 @@ import { ALONE, TIERS } from './test/support/tiers';
  * child processes), **suites** (the per-commit samples of the evaluation suites; PORTAL_DESK_FULL=1,
  * `npm run test:full`, makes them the whole sweeps). `vitest run --project unit` runs one tier.
  *
- * The ALONE files drive a clock or worker processes to a deadline (a pg-boss cron fire window,
- * office desks answering each other's waits) and pass alone but not beside the lab and attack
- * suites on 2 cores. `npm test` runs them after everything else, with the machine to themselves
- * (PORTAL_DESK_TEST_SET=alone), two at a time (the three pass so, in about 70 s instead of 100 s
- * one by one: each leaves most of a core idle while its desks wait); they are never skipped.
+ * The ALONE files drive worker processes to a deadline (office desks answering each other's waits,
+ * a frozen desk's lease) and pass alone but not beside the lab and attack suites on 2 cores. `npm
+ * test` runs them after everything else, with the machine to themselves (PORTAL_DESK_TEST_SET=alone),
+ * both at once (each leaves most of a core idle while its desks wait); they are never skipped.
+ *
+ * The npm scripts load this file with `--configLoader runner` (Vite's module runner): the default
+ * loader printed a warning four times a run that this file's extension-less TypeScript imports
+ * would not load under Vite's future native loader.
  *
  * Every run writes each file's whole time (import, set-up, hooks and tests) to .vitest/times/
  * (main.json, alone.json or full.json; test/support/file-times-reporter.ts), from which
