@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { NotRegularFileError, readRegularFile } from '../base/regular-file';
 import { RunRecord } from '../shared/run';
 import { RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION, RunExportFormatError, type RunExport } from '../store';
 import { finalScan, type SecretGuardOptions } from './secret-scan';
@@ -35,11 +35,20 @@ const ExportFile = z.object({
 /** Largest export read (screenshots make exports big, but not this big). */
 const MAX_EXPORT_BYTES = 512 * 1024 * 1024;
 
-/** Reads and shape-checks an export file. Throws RunExportFormatError when it is not one. */
+/**
+ * Reads and shape-checks an export file. Throws RunExportFormatError when it is not one: also when
+ * the path is not a regular file (a link, a FIFO, a device, a folder) or is larger than any export.
+ * The file is read through the one descriptor that was checked (`readRegularFile`): a path swapped
+ * for a link or a FIFO after a check is never read or waited on.
+ */
 export function readRunExportFile(path: string): RunExport {
-  const size = statSync(path).size;
-  if (size > MAX_EXPORT_BYTES) throw new RunExportFormatError(`${path} is ${Math.round(size / 1e6)} MB, larger than any run export this tool reads`);
-  const text = readFileSync(path, 'utf8');
+  let text: string;
+  try {
+    text = readRegularFile(path, 'run export', MAX_EXPORT_BYTES);
+  } catch (err) {
+    if (err instanceof NotRegularFileError) throw new RunExportFormatError(err.message);
+    throw err;
+  }
   if (text.startsWith('SQLite format 3')) {
     throw new RunExportFormatError(`${path} is a run store (SQLite), not an export: give the run id and the store, as in "RUN_ID --db ${path}"`);
   }

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type KeySource } from './key-source';
-import { createPrivateFile } from './private-files';
+import { createPrivateFile, readPrivateFile } from './private-files';
 import { VaultError } from './vault-error';
 
 /**
@@ -25,13 +24,8 @@ function manifestPath(vaultDir: string): string {
 
 export async function readManifest(vaultDir: string): Promise<VaultManifest | null> {
   const path = manifestPath(vaultDir);
-  let text;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const text = await readPrivateFile(path);
+  if (text === null) return null;
   try {
     return VaultManifest.parse(JSON.parse(text));
   } catch {

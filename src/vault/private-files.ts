@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { VaultError } from './vault-error';
 
 /** Owner-only file mode for everything the vault writes. */
 const PRIVATE_FILE = 0o600;
@@ -44,13 +45,38 @@ export async function createPrivateFile(path: string, data: string | Uint8Array)
   }
 }
 
-/** Reads a file without following a symbolic link at its last component; null when it does not exist. */
+/**
+ * Opens a file of the vault for reading as the regular file it must be, and answers its handle;
+ * null when it does not exist. A symbolic link at its last component is not followed, a FIFO or a
+ * device does not block the open (O_NONBLOCK), and what was opened is checked, so what is read is
+ * the very file that was checked: anything but a regular file is refused as `damaged`, naming it.
+ */
 export async function openNoFollow(path: string) {
+  let file;
   try {
-    return await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    file = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw new VaultError('damaged', `The vault file ${path} is a symbolic link; the vault reads only the files it wrote. Nothing was read.`);
     throw err;
+  }
+  const stat = await file.stat();
+  if (!stat.isFile()) {
+    await file.close();
+    throw new VaultError('damaged', `The vault file ${path} is not a regular file (${stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a folder' : 'a device or socket'}); the vault reads only the files it wrote. Nothing was read.`);
+  }
+  return file;
+}
+
+/** The text of a file of the vault, read through one checked descriptor (`openNoFollow`); null when it does not exist. */
+export async function readPrivateFile(path: string): Promise<string | null> {
+  const file = await openNoFollow(path);
+  if (!file) return null;
+  try {
+    return await file.readFile('utf8');
+  } finally {
+    await file.close();
   }
 }
 

@@ -1,4 +1,4 @@
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../base/canonical-json';
@@ -6,7 +6,7 @@ import { CIPHER, openBytes, sealBytes } from './cipher';
 import { checkIds, entryName } from './ids';
 import { keyId, type KeySource } from './key-source';
 import { claimVault } from './manifest';
-import { ensurePrivateDir, writePrivateFile } from './private-files';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files';
 import { VaultError } from './vault-error';
 
 type RecordKind = 'credentials' | 'login-state';
@@ -148,13 +148,8 @@ export class SealedRecords {
   }
 
   private async parse(file: string): Promise<SealedRecordFile | null> {
-    let text;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
+    const text = await readPrivateFile(file);
+    if (text === null) return null;
     try {
       return SealedRecordFile.parse(JSON.parse(text));
     } catch {

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCaseDocument } from '../../src/agent/case/documents';
 import { loadCaseFromFolder } from '../../src/console/case-folder';
+import { readRunExportFile } from '../../src/audit';
+import { Vault, VaultError } from '../../src/vault';
+import { memoryKey } from '../vault/temp-vault';
 import { REPO, runCli } from '../support/cli';
 
 /**
@@ -63,6 +66,39 @@ describe('path arguments (the CLI, as a real process)', () => {
     const list = await runCli(['vault', 'list'], { env: { PORTAL_DESK_HOME: home }, timeoutMs: 30_000 });
     expect(list.code).toBe(2);
     expect(list.stderr).toMatch(/The vault folder .* is a file/);
+  });
+
+  // The readers themselves, not only a check before them: a path swapped for a FIFO or a link after any check
+  // is refused where it is read, through the descriptor that was checked (the export reader and the vault's
+  // records and manifest read by path before: a FIFO there blocked them, a link was followed).
+  it('the export reader and the vault read the file they checked: a FIFO or a link in its place is refused, without hanging', async () => {
+    const here = mkdtempSync(join(dir, 'readers-'));
+    const exportFifo = join(here, 'swapped-export.json');
+    execFileSync('mkfifo', [exportFifo]);
+    expect(() => readRunExportFile(exportFifo)).toThrow(/is a FIFO; a run export is a regular file/);
+    const realExport = join(here, 'real-export.json');
+    writeFileSync(realExport, '{}');
+    const linkedExport = join(here, 'linked-export.json');
+    symlinkSync(realExport, linkedExport);
+    expect(() => readRunExportFile(linkedExport)).toThrow(/is a symbolic link; give the run export itself/);
+
+    // A record's place in the vault: credentials/<32 hex>.json.
+    const record = join('credentials', '0123456789abcdef0123456789abcdef.json');
+    const fifoVault = mkdtempSync(join(here, 'vault-fifo-'));
+    mkdirSync(join(fifoVault, 'credentials'));
+    execFileSync('mkfifo', [join(fifoVault, record)]);
+    const fifoRefusal = await new Vault({ dir: fifoVault, keySource: memoryKey() }).list().catch((err: unknown) => err);
+    expect(fifoRefusal).toBeInstanceOf(VaultError);
+    expect(fifoRefusal).toMatchObject({ problem: 'damaged', message: expect.stringMatching(/is not a regular file \(a FIFO\).*Nothing was read/) });
+    const linkVault = mkdtempSync(join(here, 'vault-link-'));
+    mkdirSync(join(linkVault, 'credentials'));
+    symlinkSync(realExport, join(linkVault, record));
+    const linkRefusal = await new Vault({ dir: linkVault, keySource: memoryKey() }).list().catch((err: unknown) => err);
+    expect(linkRefusal).toMatchObject({ problem: 'damaged', message: expect.stringMatching(/is a symbolic link; the vault reads only the files it wrote/) });
+    const manifestLink = mkdtempSync(join(here, 'vault-manifest-'));
+    symlinkSync(realExport, join(manifestLink, 'vault.json'));
+    const manifestRefusal = await new Vault({ dir: manifestLink, keySource: memoryKey() }).set('client-1', 'shops', { username: 'u', password: 'p' }).catch((err: unknown) => err);
+    expect(manifestRefusal).toMatchObject({ problem: 'damaged', message: expect.stringMatching(/vault\.json is a symbolic link/) });
   });
 });
 

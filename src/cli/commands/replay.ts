@@ -22,7 +22,6 @@ import { defaultDbPath, RunExportFormatError } from '../../store';
 import { dataFolder, defaultVaultDir, openVault } from '../../vault';
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
-import { refuseUnlessRegularFile } from '../regular-file';
 import { openDeskStore } from '../store-opening';
 import { verdictLines } from './verify';
 
@@ -107,7 +106,6 @@ async function loadEvidence(target: string, db: string | undefined, exportJson: 
   if (looksLikeExportFile(target)) {
     if (db !== undefined) throw new UsageError(`${target} is an export file; --db applies to a RUN_ID`);
     if (exportJson !== undefined) throw new UsageError(`${target} is already a run export; --export-json applies to a RUN_ID in the store`);
-    refuseUnlessRegularFile(target, 'run export');
     try {
       return evidenceFromExport(readRunExportFile(target), target);
     } catch (err) {

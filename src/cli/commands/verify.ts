@@ -4,7 +4,6 @@ import { dirname } from 'node:path';
 import { closeSync, existsSync } from 'node:fs';
 import { parseCommandArgs, shownArg } from '../args';
 import { EXIT, UsageError } from '../cli-error';
-import { refuseUnlessRegularFile } from '../regular-file';
 import { NotRegularFileError, openRegularFile } from '../../base/regular-file';
 import { openDeskStore } from '../store-opening';
 
@@ -80,7 +79,6 @@ function planCheck(target: string, db: string | undefined, expectHead: string | 
   if (looksLikeExportFile(target)) {
     if (db !== undefined) throw new UsageError(`${target} is an export file; --db applies to a RUN_ID`);
     if (anchors.appendTo !== undefined) throw new UsageError(`--append-head takes a run's head from the store; ${target} is an export file (check it with --heads instead)`);
-    refuseUnlessRegularFile(target, 'run export');
     let exp;
     try {
       exp = readRunExportFile(target);
