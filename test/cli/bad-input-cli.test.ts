@@ -112,6 +112,26 @@ describe('bad input through the CLI: exit 2, one line, no store written, no hang
     expect(result.stderr).not.toMatch(/^lab:/m);
   });
 
+  // Issue 29: allowed hosts are DNS names only, as the user meets it: a profile with an IP number in any
+  // spelling the URL parser reads as one, or a port out of range, is refused where `run` loads it.
+  it('refuses a profile whose allowed host is an IP number in any spelling or has a port out of range, in one line', async () => {
+    const base = JSON.parse(readFileSync(join(REPO, 'resources/portals/shops.json'), 'utf8')) as { allowedHosts: string[] };
+    for (const [host, pattern] of [
+      ['2130706433', /allowedHosts\.1: 2130706433 is an IP number once a browser reads it \(127\.0\.0\.1\)/],
+      ['0x7f000001', /allowedHosts\.1: 0x7f000001 is an IP number once a browser reads it \(127\.0\.0\.1\)/],
+      ['127.1', /allowedHosts\.1: 127\.1 is an IP number once a browser reads it \(127\.0\.0\.1\)/],
+      ['shops.portal.example:0', /allowedHosts\.1: shops\.portal\.example:0 has port 0; a port is 1 to 65535/],
+      ['shops.portal.example:99999', /allowedHosts\.1: shops\.portal\.example:99999 has port 99999/],
+    ] as const) {
+      const portals = mkdtempSync(join(dir, 'portals-'));
+      writeFileSync(join(portals, 'shops.json'), JSON.stringify({ ...base, allowedHosts: [...base.allowedHosts, host] }));
+      const db = newDb();
+      const line = await refusedInOneLine(['run', '--case', GOOD_CASE, '--db', db, '--approve', 'all'], { PORTAL_DESK_PORTALS: portals });
+      expect(line).toMatch(pattern);
+      expect(existsSync(db)).toBe(false);
+    }
+  });
+
   it('a vault whose key file is missing stops run before anything starts', async () => {
     const home = tempHome();
     const set = spawnSync(process.execPath, [join(REPO, 'bin/portal-desk.js'), 'vault', 'set', '--client', 'c1', '--portal', 'shops', '--username', 'u', '--password-stdin'], {
