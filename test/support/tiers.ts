@@ -140,6 +140,7 @@ export const TIERS = {
   'test/console/host-headers.test.ts',
   'test/console/office-console.test.ts',
   'test/console/queue-e2e.test.ts',
+  'test/console/server-never-blocks.test.ts',
   'test/console/start-gate.test.ts',
   'test/console/web-server.test.ts',
   'test/e2e/claude-cost.test.ts',
