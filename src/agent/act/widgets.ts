@@ -50,26 +50,27 @@ async function shownValue(locator: Locator, timeout: number): Promise<string> {
 export async function typeAndReadBack(locator: Locator, control: Control, text: string, format: ValueFormat | undefined, timeout: number): Promise<ReadBack> {
   const date = dateOfFill(text, format);
   await locator.fill(text, { timeout });
-  const typed = await shownValue(locator, timeout);
+  // One page call: what the box shows after typing; then it is left (its blur and change handlers
+  // run now), read again, and the focus goes back to it, so a key pressed next still goes to it
+  // (Enter in a search box). Two calls before (a read, then the leaving): three Playwright calls
+  // and a stack capture each, on every fill of every run.
+  const { typed, left } = await locator.evaluate(
+    // No named inner functions here: tsx would wrap them in a helper the page does not have.
+    (el) => {
+      const before = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el.textContent ?? '');
+      const box = el as HTMLElement;
+      box.blur();
+      const after = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el.value : (el.textContent ?? '');
+      if (box.isConnected) box.focus({ preventScroll: true });
+      return { typed: before, left: after };
+    },
+    undefined,
+    { timeout },
+  );
   if (!holdsText(typed, text, date)) {
     throw new WidgetRefusal('error', `${control.label} shows ${quoted(typed)} after typing ${quoted(text)} (the box changed or cut the value); check what the page expects`);
   }
-  // Leave the box (its blur and change handlers run now), read it, and come back to it, so a key
-  // pressed next still goes to it (Enter in a search box).
-  const left = await locator
-    .evaluate(
-      (el) => {
-        const box = el as HTMLElement;
-        box.blur();
-        const value = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el.value : (el.textContent ?? '');
-        if (box.isConnected) box.focus({ preventScroll: true });
-        return value;
-      },
-      undefined,
-      { timeout },
-    )
-    .catch(() => null);
-  if (left !== null && !holdsText(left, text, date)) {
+  if (!holdsText(left, text, date)) {
     throw new WidgetRefusal('error', `${control.label} shows ${quoted(left)} once the box was left, after typing ${quoted(text)} (the page dropped or changed the value); check what the page expects`);
   }
   return async (t) => {
