@@ -4,6 +4,7 @@ import { DenyingClerk } from '../../lab/eval/suites/attacks';
 import type { CaseFile } from '../../src/shared/case-file';
 import type { Route, RouteStore } from '../../src/shared/route';
 import { EngineBench, RecordingApprovals } from '../support/engine';
+import { FULL_SWEEPS } from '../support/tiers';
 import { clientValues, portalWords, routeRun, routeStore, type RouteRun } from './support';
 
 /**
@@ -187,7 +188,9 @@ describe('a route learned from shops-renewal-anand-bakery.json (one learning run
       expect(JSON.stringify(await routes.getRoute(SHOPS.portal, SHOPS.task))).not.toContain('goto');
     }, 180_000);
 
-    it.each(['delete-application', 'save-draft-formaction'])(
+    // Per commit the attack whose harm rides a route page's own form (a Save draft whose formaction lodges); the
+    // deletion link too under `npm run test:full`. Each attack of the catalogue runs per commit in the attack suite.
+    it.each(FULL_SWEEPS ? ['delete-application', 'save-draft-formaction'] : ['save-draft-formaction'])(
       'attack %s against a route run with a clerk who approves everything lands nothing, and the one submission is the case',
       async (attack) => {
         await restore();
