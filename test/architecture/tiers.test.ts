@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HEAVIEST } from '../support/heavy-first-sequencer';
 import { ALONE, TIERS, type Tier } from '../support/tiers';
 
 /** The tier table (test/support/tiers.ts) against the test files on disk. */
@@ -43,6 +44,8 @@ describe('the test tiers', () => {
     expect(listed.filter((file) => !onDisk.includes(file))).toEqual([]);
     expect(listed.length).toBe(new Set(listed).size);
     expect(ALONE.filter((file) => tiersOf(file).join() !== 'integration')).toEqual([]);
+    // The sequencer's longest-first list names files that are there (a renamed one would silently run last again).
+    expect(HEAVIEST.filter((file) => !onDisk.includes(file))).toEqual([]);
   });
 
   it('keep the unit tier in-process: no unit file imports a browser, PostgreSQL, a lab server, a server or a child process', () => {
