@@ -32,13 +32,16 @@ export default class FileTimesReporter implements Reporter {
   constructor(private readonly outputFile: string) {}
 
   onTestModuleStart(module: TestModule): void {
-    this.started.set(module.moduleId, performance.now());
+    // The first start counts: where files share a worker (isolate: false) the event came again mid-file, and a
+    // file was timed from its last test (route-roots printed as 25.7 s where vitest timed it at 62 s).
+    if (!this.started.has(module.moduleId)) this.started.set(module.moduleId, performance.now());
   }
 
   onTestModuleEnd(module: TestModule): void {
     const started = this.started.get(module.moduleId);
     const { duration, environmentSetupDuration, prepareDuration, collectDuration, setupDuration } = module.diagnostic();
-    const running = started === undefined ? duration : performance.now() - started;
+    // Never less than vitest's own duration of its tests (a file was printed as 0 s once).
+    const running = Math.max(duration, started === undefined ? 0 : performance.now() - started);
     this.files.push({
       file: module.relativeModuleId,
       ms: Math.round(running + environmentSetupDuration + prepareDuration + collectDuration + setupDuration),
