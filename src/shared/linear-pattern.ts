@@ -6,7 +6,7 @@ import { RE2JS } from 're2js';
  * the pattern, so no page can be built to hang a run on it. What RE2 cannot express in linear time
  * (backreferences, lookaround) is refused when the file loads, in one line.
  */
-type LinearPattern = RE2JS;
+export type LinearPattern = RE2JS;
 
 /** The longest pattern a configuration file may hold. */
 const MAX_LENGTH = 200;
@@ -34,6 +34,20 @@ export function patternProblem(source: string): string | undefined {
     const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 160);
     return `the pattern cannot run in linear time (RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind): ${message}`;
   }
+}
+
+/**
+ * A pattern the product builds itself from text it keeps (a learned route's page text with its
+ * value marks), compiled for RE2's linear-time engine; no length limit, since it is made, not
+ * written by a person in a configuration file.
+ */
+export function builtLinearPattern(source: string): LinearPattern {
+  return RE2JS.compile(source);
+}
+
+/** Whether the whole text matches the pattern. */
+export function matchesWhole(pattern: LinearPattern, text: string): boolean {
+  return pattern.matches(text);
 }
 
 /** The first match in the text: its first group where the pattern has one that took part, else the whole match. */

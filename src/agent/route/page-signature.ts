@@ -1,5 +1,6 @@
 import type { Control, Observation } from '../../shared/observation';
 import type { PageSignature } from '../../shared/route';
+import { builtLinearPattern, matchesWhole, type LinearPattern } from '../../shared/linear-pattern';
 
 /** What a case value becomes in a route: the route keeps where a value showed, never the value. */
 const VALUE_MARK = '{value}';
@@ -25,7 +26,7 @@ function plain(raw: string): string {
  */
 export class Scrubber {
   private readonly patterns: RegExp[];
-  private readonly marked = new Map<string, RegExp>();
+  private readonly marked = new Map<string, LinearPattern>();
 
   /**
    * `portalWords`: option labels the portal itself shows (radio labels, a list's options). A case
@@ -65,10 +66,14 @@ export class Scrubber {
     if (!route.includes(VALUE_MARK)) return false;
     let pattern = this.marked.get(route);
     if (!pattern) {
-      pattern = new RegExp(`^${route.split(VALUE_MARK).map((part) => escape(part)).join('.+?')}$`, 'u');
+      // RE2's linear-time engine: route text comes from a store a person can edit, and on a
+      // backtracking engine a text of many `{value}` marks is a pattern of many lazy wildcards,
+      // whose time grows as the text's length to the power of their number. Both texts are
+      // `plain` (single spaces, no line breaks), where RE2's `\s` and `.` mean what JavaScript's do.
+      pattern = builtLinearPattern(`^${route.split(VALUE_MARK).map((part) => escape(part)).join('.+?')}$`);
       this.marked.set(route, pattern);
     }
-    return pattern.test(digitsOnly) || pattern.test(scrubbed);
+    return matchesWhole(pattern, digitsOnly) || matchesWhole(pattern, scrubbed);
   }
 }
 
