@@ -46,34 +46,38 @@ export async function createPrivateFile(path: string, data: string | Uint8Array)
 }
 
 /**
- * Opens a file of the vault for reading as the regular file it must be, and answers its handle;
- * null when it does not exist. A symbolic link at its last component is not followed, a FIFO or a
- * device does not block the open (O_NONBLOCK), and what was opened is checked, so what is read is
- * the very file that was checked: anything but a regular file is refused as `damaged`, naming it.
+ * Opens a file for reading without following a symbolic link at its last component, and without
+ * blocking on a FIFO or a device (O_NONBLOCK; the caller checks what it opened); null when it does
+ * not exist. Other failures are thrown as they are (the key files name a link in their own words).
  */
 export async function openNoFollow(path: string) {
-  let file;
   try {
-    file = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    return await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw new VaultError('damaged', `The vault file ${path} is a symbolic link; the vault reads only the files it wrote. Nothing was read.`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-  const stat = await file.stat();
-  if (!stat.isFile()) {
-    await file.close();
-    throw new VaultError('damaged', `The vault file ${path} is not a regular file (${stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a folder' : 'a device or socket'}); the vault reads only the files it wrote. Nothing was read.`);
-  }
-  return file;
 }
 
-/** The text of a file of the vault, read through one checked descriptor (`openNoFollow`); null when it does not exist. */
+/**
+ * The text of a file the vault wrote (a record, the manifest), read through the one descriptor
+ * that was checked; null when it does not exist. A link in its place, or anything but a regular
+ * file, is refused as `damaged`, naming it: what is read is the very file that was checked.
+ */
 export async function readPrivateFile(path: string): Promise<string | null> {
-  const file = await openNoFollow(path);
+  let file;
+  try {
+    file = await openNoFollow(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new VaultError('damaged', `The vault file ${path} is a symbolic link; the vault reads only the files it wrote. Nothing was read.`);
+    throw err;
+  }
   if (!file) return null;
   try {
+    const stat = await file.stat();
+    if (!stat.isFile()) {
+      throw new VaultError('damaged', `The vault file ${path} is not a regular file (${stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a folder' : 'a device or socket'}); the vault reads only the files it wrote. Nothing was read.`);
+    }
     return await file.readFile('utf8');
   } finally {
     await file.close();

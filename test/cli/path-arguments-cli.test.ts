@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readCaseDocument } from '../../src/agent/case/documents';
 import { loadCaseFromFolder } from '../../src/console/case-folder';
 import { readRunExportFile } from '../../src/audit';
-import { Vault, VaultError } from '../../src/vault';
+import { KeyFileSource, Vault, VaultError } from '../../src/vault';
 import { memoryKey } from '../vault/temp-vault';
 import { REPO, runCli } from '../support/cli';
 
@@ -99,6 +99,11 @@ describe('path arguments (the CLI, as a real process)', () => {
     symlinkSync(realExport, join(manifestLink, 'vault.json'));
     const manifestRefusal = await new Vault({ dir: manifestLink, keySource: memoryKey() }).set('client-1', 'shops', { username: 'u', password: 'p' }).catch((err: unknown) => err);
     expect(manifestRefusal).toMatchObject({ problem: 'damaged', message: expect.stringMatching(/vault\.json is a symbolic link/) });
+    // The key file keeps its own words for the same two (its reader checks what it opened itself), and a FIFO there does not block it either.
+    const keyFifo = join(here, 'vault.key');
+    execFileSync('mkfifo', [keyFifo]);
+    await expect(new KeyFileSource(keyFifo).key()).rejects.toMatchObject({ problem: 'key-file', message: expect.stringMatching(/vault\.key is not a regular file/) });
+    await expect(new KeyFileSource(linkedExport).key()).rejects.toMatchObject({ problem: 'key-file', message: expect.stringMatching(/is a symbolic link; Portal Desk uses only a plain file/) });
   });
 });
 
