@@ -60,10 +60,24 @@ export class SealedKeyFileSource implements KeySource {
     return key;
   }
 
+  /**
+   * The sealed bytes, read through the one descriptor that was checked; null when there is no file. A link, a FIFO,
+   * a folder or a device in its place is refused in its own words: read as it is, a FIFO gave no bytes, which the
+   * sealer then reported as a key sealed for another machine.
+   */
   private async readSealed(): Promise<Buffer | null> {
-    const file = await openNoFollow(this.path);
+    let file;
+    try {
+      file = await openNoFollow(this.path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new VaultError('key-file', `The sealed key file ${this.path} is a symbolic link; Portal Desk uses only a plain file. Replace the link with the file it points to.`);
+      throw new VaultError('key-file', `The sealed key file ${this.path} cannot be opened (${code ?? (err as Error).message}).`);
+    }
     if (!file) return null;
     try {
+      const stat = await file.stat();
+      if (!stat.isFile()) throw new VaultError('key-file', `The sealed key file ${this.path} is not a regular file (${stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a folder' : 'a device or socket'}); Portal Desk uses only the file it wrote.`);
       return await file.readFile();
     } finally {
       await file.close();

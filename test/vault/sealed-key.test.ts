@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chooseKeySource, type KeySealer, openVault, SealedKeyFileSource, VaultError } from '../../src/vault';
@@ -57,6 +58,28 @@ describe('SealedKeyFileSource (for the Electron shell)', () => {
     expect((await new SealedKeyFileSource(path, sealer).key()).equals(key)).toBe(true);
     expect(readFileSync(path).equals(before)).toBe(false);
     expect(sealer.calls.filter((c) => c === 'seal')).toHaveLength(3);
+  });
+
+  it('refuses a link, a FIFO or a folder in the sealed key file\'s place in its own words, without blocking or sealing', async () => {
+    const home = tempDir();
+    const target = join(home, 'elsewhere.sealed');
+    const sealer = machineSealer();
+    await new SealedKeyFileSource(target, sealer).key();
+    const cases: Array<[string, (path: string) => void, RegExp]> = [
+      ['link', (path) => symlinkSync(target, path), /is a symbolic link; Portal Desk uses only a plain file/],
+      ['fifo', (path) => execFileSync('mkfifo', [path]), /is not a regular file \(a FIFO\)/],
+      ['folder', (path) => mkdirSync(path), /is not a regular file \(a folder\)/],
+    ];
+    for (const [name, make, message] of cases) {
+      const path = join(home, `${name}.sealed`);
+      make(path);
+      const before = sealer.calls.length;
+      const err = await new SealedKeyFileSource(path, sealer).key().catch((e: unknown) => e);
+      expect(err, name).toBeInstanceOf(VaultError);
+      expect((err as VaultError).problem, name).toBe('key-file');
+      expect((err as VaultError).message, name).toMatch(message);
+      expect(sealer.calls.length, `${name}: the sealer is not asked`).toBe(before);
+    }
   });
 
   it('seals a vault the command line then declines to open', async () => {
