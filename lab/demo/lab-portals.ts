@@ -35,13 +35,20 @@ export function labResolverRules(target = '127.0.0.1'): string {
 export class LabHandle implements DemoPortals<Lab> {
   private lab: Promise<Lab> | undefined;
   readonly credentials = new LabCredentials();
+  readonly layouts = true;
+
+  /** `started` hears of the lab once it listens (the console prints where its phone and control API are). */
+  constructor(private readonly started?: (lab: Lab) => void) {}
 
   portalId(profile: PortalProfile): PortalId | undefined {
     return labPortalId(profile);
   }
 
   get(): Promise<Lab> {
-    this.lab ??= startLab();
+    this.lab ??= startLab().then((lab) => {
+      this.started?.(lab);
+      return lab;
+    });
     return this.lab;
   }
 

@@ -20,6 +20,7 @@ import { UsageError } from './cli-error';
 export class DemoLoader implements DemoPortals<Lab> {
   private handle: LabHandle | undefined;
   private loading: Promise<LabHandle> | undefined;
+  readonly layouts = true;
 
   /** Demo logins, once the lab is loaded; nothing before (no real portal is a demo portal). */
   readonly credentials: CredentialSource = {
@@ -77,6 +78,36 @@ export class DemoLoader implements DemoPortals<Lab> {
         if (!bound) throw new UsageError(`--lab-url applies to lab portals only; "${profile.id}" is not one`);
         return bound;
       },
+    };
+  }
+
+  /**
+   * The demo-portal port of a console whose lab another process runs, at `--lab-url`: lab portal
+   * profiles are bound to that lab and its demo logins are offered; the lab is never started or
+   * stopped here, and its layouts and other variants are its owner's (`variant` answers null).
+   */
+  async runningPortals(url: string): Promise<DemoPortals> {
+    const running = await this.running(url);
+    const handle = this.loaded('runningPortals');
+    const { hostname, port } = new URL(url);
+    const server = {
+      port: Number(port),
+      hostResolverRules: running.hostResolverRules,
+      variant: () => null,
+      configure: () => {
+        throw new UsageError(`the lab at ${url} is configured by whoever runs it`);
+      },
+      stop: async () => undefined,
+    };
+    return {
+      portalId: (profile) => handle.portalId(profile),
+      layouts: false,
+      credentials: handle.credentials,
+      get: async () => server,
+      bind: async (profile) => (handle.portalId(profile) ? { profile: running.bind(profile), lab: server } : { profile, lab: undefined }),
+      stop: async () => undefined,
+      resolverRules: (target) => handle.resolverRules(target ?? hostname),
+      adversary: (seed) => handle.adversary(seed),
     };
   }
 

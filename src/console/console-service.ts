@@ -391,6 +391,7 @@ export class ConsoleService {
       throw err;
     }
     if (p.layout && !this.demo?.portalId(baseProfile)) throw new ConsoleRequestError('A layout applies to lab portals only');
+    if (p.layout && !this.demo!.layouts) throw new ConsoleRequestError(RUN_BY_ANOTHER);
     // The run exists for the clerk at once (its Run screen shows the browser starting); the store has it a moment later.
     const live = this.claimAndRegister(caseFile, { runId: newRunId(), resumed: false, planner: p.planner, layout: p.layout });
     this.runInBackground(live, caseFile, baseProfile, { planner: p.planner, layout: p.layout, resume: false });
@@ -468,7 +469,9 @@ export class ConsoleService {
       const { profile, lab } = await bindDemo(this.demo, baseProfile);
       if (!lab && run.layout) throw new ConsoleRequestError('A layout applies to lab portals only');
       // Only a change of layout reconfigures: configure re-arms the lab's CAPTCHA, which the clerk may just have solved.
-      if (lab && run.layout && lab.variant(caseFile.clientId).layout !== run.layout) lab.configure(caseFile.clientId, { ...lab.variant(caseFile.clientId), layout: run.layout });
+      const variant = lab?.variant(caseFile.clientId);
+      if (lab && run.layout && !variant) throw new ConsoleRequestError(RUN_BY_ANOTHER);
+      if (lab && variant && run.layout && variant.layout !== run.layout) lab.configure(caseFile.clientId, { ...variant, layout: run.layout });
       live.profile = profile;
       const { vault, loginStates } = await this.openedVault();
       const browser = await this.browserFor(lab ? 'lab' : 'plain');
@@ -497,7 +500,7 @@ export class ConsoleService {
           profile,
           planner: run.planner,
           approveMode: 'ask',
-          layout: lab ? (run.layout ?? lab.variant(caseFile.clientId).layout) : undefined,
+          layout: lab ? (run.layout ?? variant?.layout) : undefined,
           limits: this.options.limits,
           ...(this.options.wait ? { wait: this.options.wait } : {}),
           ...(run.resume ? { runId } : { newRunId: runId }),
@@ -833,6 +836,8 @@ export class ConsoleService {
 const NO_OFFICE: OfficeView = { configured: false, joined: false, slots: 0, queued: 0, active: 0, waits: [] };
 
 /** A new run as the console shows it while its browser starts: the store has no record of it yet. */
+const RUN_BY_ANOTHER = 'The lab this console uses is run by another process (console --lab-url), whose owner sets its layouts; start the run without a layout';
+
 function startingRecord(runId: string, caseFile: CaseFile, planner: 'rules' | 'anthropic', layout: string | undefined): RunRecord {
   return {
     id: runId,

@@ -23,6 +23,7 @@ export function listPortalProfiles(folders: string[], demo?: DemoPortals): Porta
           allowedHosts: profile.allowedHosts,
           riskyWords: profile.riskyWords,
           lab: demo?.portalId(profile) !== undefined,
+          layouts: demo?.portalId(profile) !== undefined && demo.layouts,
         });
       } catch (err) {
         // A broken profile is reported on the case files that name it; the list shows the usable ones.

@@ -10,8 +10,9 @@ interface DemoServer {
   readonly port: number;
   /** Chromium's `--host-resolver-rules` value that sends every hostname to the demo server. */
   readonly hostResolverRules: string;
-  variant(clientId: string): { readonly layout: DemoLayout };
-  /** Sets the client's variant for the next run. */
+  /** The layout the server gives the client; null for a server another process runs, whose owner sets it. */
+  variant(clientId: string): { readonly layout: DemoLayout } | null;
+  /** Sets the client's variant for the next run (only where `variant` answers). */
   configure(clientId: string, variant: { layout: DemoLayout }): unknown;
   stop(): Promise<void>;
 }
@@ -25,6 +26,8 @@ interface DemoServer {
 export interface DemoPortals<Server extends DemoServer = DemoServer> {
   /** The demo portal a profile names when every host it allows is that portal's, else undefined. */
   portalId(profile: PortalProfile): string | undefined;
+  /** Whether a run here may choose a demo portal's layout: false where another process runs the demo server (`console --lab-url`), whose owner sets it. */
+  readonly layouts: boolean;
   /** Demo logins for the demo portals' accounts (offered after the vault, which wins). */
   readonly credentials: CredentialSource;
   /** The demo server, started once on first need and shared by every run of this process. */

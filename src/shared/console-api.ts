@@ -31,6 +31,8 @@ export const PortalSummary = z.object({
   allowedHosts: z.array(z.string()),
   riskyWords: z.array(z.string()),
   lab: z.boolean(),
+  /** A lab portal whose layout the clerk chooses at start (the console's own lab; not one another process runs). */
+  layouts: z.boolean().default(false),
 });
 export type PortalSummary = z.infer<typeof PortalSummary>;
 

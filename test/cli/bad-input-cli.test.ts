@@ -60,6 +60,15 @@ describe('bad input through the CLI: exit 2, one line, no store written, no hang
     }
   });
 
+  it('console --lab-url takes only a lab\'s http address, refused in one line before the console starts', async () => {
+    for (const url of ['ftp://127.0.0.1:41234', 'http://127.0.0.1']) {
+      const db = newDb();
+      const line = await refusedInOneLine(['console', '--browser', '--no-open', '--db', db, '--lab-url', url]);
+      expect(line).toMatch(/^portal-desk console: --lab-url must be /);
+      expect(existsSync(db)).toBe(false);
+    }
+  });
+
   it('refuses numbers that are not plain digits, in one line (not parseArgs three)', async () => {
     for (const value of ['1e2', '-5']) {
       const db = newDb();

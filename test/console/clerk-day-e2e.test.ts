@@ -72,6 +72,7 @@ class PortalSwitch {
 function switchedDemo(handle: LabHandle, portal: PortalSwitch): DemoPortals<Lab> {
   return {
     portalId: (profile) => handle.portalId(profile),
+    layouts: true,
     credentials: handle.credentials,
     get: () => handle.get(),
     bind: async (profile) => {

@@ -5,7 +5,9 @@ import { ConsoleService } from '../../console/console-service';
 import { startConsoleServer } from '../../console/web-server';
 import { findOnPath } from '../../vault';
 import { defaultDbPath, StoreOpenError } from '../../store';
+import type { DemoPortals } from '../../service/demo-portals';
 import { parseCommandArgs, positiveInt } from '../args';
+import { DemoLoader } from '../demo-portals';
 import { EXIT, UsageError } from '../cli-error';
 
 const REPO = resolve(__dirname, '../../..');
@@ -19,6 +21,11 @@ to your browser on 127.0.0.1 behind a one-time token: open the printed URL.
   --port N        port of the browser console (default: a free one)
   --db PATH       the run store (default: ${defaultDbPath()})
   --cases DIR     the folder of case files (default: resources/cases)
+  --lab-url URL   lab portals only: use the lab already running there ("portal-desk lab" prints it),
+                  so one-time codes, CAPTCHAs and layouts can be set on it for the clerk to try
+                  (its owner sets them; without this option the console starts its own lab and
+                  prints where its demo phone and control API are when the first lab run starts;
+                  with a lab URL the console is served to your browser)
   --no-open       print the URL only; do not open a browser
   --browser       serve the browser console even where Electron could start`;
 
@@ -27,6 +34,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
     port: { type: 'string' },
     db: { type: 'string' },
     cases: { type: 'string' },
+    'lab-url': { type: 'string' },
     'no-open': { type: 'boolean' },
     browser: { type: 'boolean' },
   });
@@ -39,15 +47,17 @@ export async function consoleCommand(args: string[]): Promise<number> {
   if (!existsSync(casesDir)) throw new UsageError(`--cases: no folder ${casesDir}`);
   if (!statSync(casesDir).isDirectory()) throw new UsageError(`--cases: ${casesDir} is not a folder; the cases folder is a folder of case files`);
   const dbPath = values.db ?? defaultDbPath();
+  // A bad lab address is a usage error before anything starts. The desktop app takes no lab: with one, the console is served to the browser.
+  const labUrl = values['lab-url'];
+  const external = labUrl === undefined ? undefined : await new DemoLoader().runningPortals(labUrl);
 
   const electron = electronProblem();
-  if (!electron.problem && !values.browser) return runElectron(electron.binary, args);
-  if (!values.browser) console.error(`Electron cannot start here (${electron.problem}); serving the console to your browser instead.`);
+  if (!electron.problem && !values.browser && !external) return runElectron(electron.binary, args);
+  if (!values.browser && !external) console.error(`Electron cannot start here (${electron.problem}); serving the console to your browser instead.`);
 
   ensureRendererBuilt();
-  // The browser console is the CLI's demo root: it fills in the demo-portal port with the portal lab.
-  const { LabHandle } = await import('../../../lab/demo/lab-portals');
-  const demo = new LabHandle();
+  // The browser console is the CLI's demo root: it fills in the demo-portal port with the portal lab (its own, or the one at --lab-url).
+  const demo = external ?? (await ownLab());
   let service: ConsoleService;
   try {
     service = await ConsoleService.open({ dbPath, casesDir, demo });
@@ -70,6 +80,12 @@ export async function consoleCommand(args: string[]): Promise<number> {
   await service.close();
   await demo.stop();
   return EXIT.ok;
+}
+
+/** The console's own portal lab, started on the first lab run, which then prints where its demo phone and control API are. */
+async function ownLab(): Promise<DemoPortals> {
+  const [{ LabHandle }, { describeLab }] = await Promise.all([import('../../../lab/demo/lab-portals'), import('../../../lab/describe')]);
+  return new LabHandle((lab) => console.error(`The console's demo portals:\n${describeLab(lab)}`));
 }
 
 /** Why the Electron app cannot start here, or where its binary is. */

@@ -236,13 +236,14 @@ function CaseRow({
   const [layout, setLayout] = useState<'original' | 'redesigned'>('original');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const lab = portal?.lab ?? false;
+  // The layout of a lab portal is chosen here only on the console's own lab (another process's lab is set by its owner).
+  const layoutChoice = portal?.layouts ?? false;
 
   const start = async () => {
     setBusy(true);
     setProblem(null);
     try {
-      const { runId } = await model.api.startRun({ file: summary.file, planner, ...(lab ? { layout } : {}) });
+      const { runId } = await model.api.startRun({ file: summary.file, planner, ...(layoutChoice ? { layout } : {}) });
       await model.loadRun(runId).catch(() => undefined);
       go({ name: 'run', runId });
     } catch (err) {
@@ -276,7 +277,7 @@ function CaseRow({
               </option>
             </select>
           </label>
-          {lab && (
+          {layoutChoice && (
             <label>
               Lab layout
               <select value={layout} onChange={(e) => setLayout(e.target.value as 'original' | 'redesigned')} aria-label={`Layout for ${summary.caseId}`}>
