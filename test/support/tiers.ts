@@ -98,6 +98,7 @@ export const TIERS = {
   'test/agent/guard/watchdogs/permissions.test.ts',
   'test/agent/loop/browser-dies.test.ts',
   'test/agent/loop/clerk-wait.test.ts',
+  'test/agent/loop/hung-work.test.ts',
   'test/agent/loop/new-tab.test.ts',
   'test/agent/observe/indic-picture.test.ts',
   'test/agent/observe/observer.test.ts',
