@@ -1,18 +1,18 @@
-import 'reflect-metadata';
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { createHash, randomBytes, webcrypto, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import {
-  AuthorityKeyIdentifierExtension,
-  BasicConstraintsExtension,
-  ExtendedKeyUsage,
-  ExtendedKeyUsageExtension,
-  KeyUsageFlags,
-  KeyUsagesExtension,
-  SubjectAlternativeNameExtension,
-  SubjectKeyIdentifierExtension,
-  X509Certificate,
-  X509CertificateGenerator,
-} from '@peculiar/x509';
+import type * as X509Module from '@peculiar/x509';
+import type { X509Certificate } from '@peculiar/x509';
+
+type X509 = typeof X509Module;
+let x509: Promise<X509> | undefined;
+
+/**
+ * @peculiar/x509 (with the reflect-metadata it needs), loaded with the first certificate: a command
+ * that never launches a browser (a refusal, verify, replay) does not pay the quarter-second it costs.
+ */
+function loadX509(): Promise<X509> {
+  return (x509 ??= import('reflect-metadata').then(() => import('@peculiar/x509')));
+}
 
 const crypto = webcrypto as unknown as Crypto;
 const KEY_ALGORITHM: EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
@@ -39,6 +39,7 @@ export class MemoryCa {
   private readonly leaves = new Map<string, Promise<SecureContext>>();
 
   private constructor(
+    private readonly x: X509,
     private readonly caKey: CryptoKey,
     private readonly caCert: X509Certificate,
     private readonly leafKeys: CryptoKeyPair,
@@ -48,9 +49,10 @@ export class MemoryCa {
   ) {}
 
   static async make(): Promise<MemoryCa> {
+    const x = await loadX509();
     const caKeys = (await crypto.subtle.generateKey(KEY_ALGORITHM, false, ['sign', 'verify'])) as CryptoKeyPair;
     const now = Date.now();
-    const caCert = await X509CertificateGenerator.createSelfSigned(
+    const caCert = await x.X509CertificateGenerator.createSelfSigned(
       {
         serialNumber: serial(),
         name: `CN=Portal Desk egress lock ${randomBytes(4).toString('hex')}, O=Portal Desk (this browser launch only)`,
@@ -59,9 +61,9 @@ export class MemoryCa {
         signingAlgorithm: SIGNING_ALGORITHM,
         keys: caKeys,
         extensions: [
-          new BasicConstraintsExtension(true, 0, true),
-          new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
-          await SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
+          new x.BasicConstraintsExtension(true, 0, true),
+          new x.KeyUsagesExtension(x.KeyUsageFlags.keyCertSign | x.KeyUsageFlags.cRLSign, true),
+          await x.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
         ],
       },
       crypto,
@@ -69,12 +71,12 @@ export class MemoryCa {
     const leafKeys = (await crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair;
     const pkcs8 = Buffer.from(await crypto.subtle.exportKey('pkcs8', leafKeys.privateKey));
     const leafKeyPem = pem('PRIVATE KEY', pkcs8);
-    return new MemoryCa(caKeys.privateKey, caCert, leafKeys, leafKeyPem, MemoryCa.spkiHashOf(caCert.toString('pem')));
+    return new MemoryCa(x, caKeys.privateKey, caCert, leafKeys, leafKeyPem, MemoryCa.spkiHashOf(caCert.toString('pem')));
   }
 
   /** base64 of the sha256 of a certificate's SubjectPublicKeyInfo (PEM in), as Chromium's SPKI list wants it. */
   static spkiHashOf(certPem: string): string {
-    return createHash('sha256').update(Buffer.from(new X509Certificate(certPem).publicKey.rawData)).digest('base64');
+    return createHash('sha256').update(new NodeX509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
   }
 
   /** The CA's certificate (PEM), for a test that checks a leaf against it. */
@@ -98,7 +100,8 @@ export class MemoryCa {
   private async mint(hostname: string): Promise<SecureContext> {
     const now = Date.now();
     const ip = isIpLiteral(hostname);
-    const leaf = await X509CertificateGenerator.create(
+    const x = this.x;
+    const leaf = await x.X509CertificateGenerator.create(
       {
         serialNumber: serial(),
         subject: `CN=${ip ? 'ip' : hostname.replace(/[,+="\\<>;#]/g, '')}`,
@@ -109,11 +112,11 @@ export class MemoryCa {
         publicKey: this.leafKeys.publicKey,
         signingKey: this.caKey,
         extensions: [
-          new BasicConstraintsExtension(false, undefined, true),
-          new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
-          new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth]),
-          new SubjectAlternativeNameExtension([{ type: ip ? 'ip' : 'dns', value: hostname.replace(/^\[|\]$/g, '') }]),
-          await AuthorityKeyIdentifierExtension.create(this.caCert, false, crypto),
+          new x.BasicConstraintsExtension(false, undefined, true),
+          new x.KeyUsagesExtension(x.KeyUsageFlags.digitalSignature, true),
+          new x.ExtendedKeyUsageExtension([x.ExtendedKeyUsage.serverAuth]),
+          new x.SubjectAlternativeNameExtension([{ type: ip ? 'ip' : 'dns', value: hostname.replace(/^\[|\]$/g, '') }]),
+          await x.AuthorityKeyIdentifierExtension.create(this.caCert, false, crypto),
         ],
       },
       crypto,

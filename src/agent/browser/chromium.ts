@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { MemoryCa } from '../../base/memory-ca';
 import type { EgressTls } from '../guard/egress-proxy';
 
@@ -81,6 +81,8 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
   const spki = [ca.spkiHash, ...(options.portalCa ? [MemoryCa.spkiHashOf(options.portalCa)] : [])];
   const args = [...CHROMIUM_FLAGS, `--ignore-certificate-errors-spki-list=${spki.join(',')}`];
   if (options.hostResolverRules) args.push(`--host-resolver-rules=${options.hostResolverRules}`);
+  // playwright-core is loaded with the first launch: a command that never opens a browser (a refusal, verify, replay) does not pay for it.
+  const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: chromiumPath(options.executablePath),
     headless: options.headless ?? true,
