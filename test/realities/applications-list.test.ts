@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findApplicationInList } from '../../src/agent/portal/applications-list';
+import { findApplicationInList, listedApplications } from '../../src/agent/portal/applications-list';
 
 /** The applications list as the lab's original layout prints it (number, reference, date, status). */
 function list(rows: [string, string, string][], draft?: string): string {
@@ -51,5 +51,23 @@ describe('findApplicationInList: is THIS case on the portal’s applications lis
   it('reads escaped HTML as text', () => {
     const html = list([['SHP-2026-000012', 'A&amp;B/SHP/2020/77 &#47; Block C', '2026-12-02']]);
     expect(findApplicationInList(html, { ...SHOPS, caseValues: ['A&B/SHP/2020/77', 'Block C'] })?.applicationNumber).toBe('SHP-2026-000012');
+  });
+});
+
+describe('listedApplications: every application the list shows since the first attempt', () => {
+  it('ties the rows it can to this case, keeps the others untied, drops older ones, and shows a number once', () => {
+    const html = list([
+      ['SHP-2026-000002', 'TN/SHP/2022/009847', '2026-12-02'],
+      ['SHP-2026-000001', 'MH/SHP/2021/000111', '2026-12-02'],
+      ['SHP-2025-000004', 'TN/SHP/2022/009847', '2025-11-30'],
+      ['SHP-2026-000002', 'TN/SHP/2022/009847', '2026-12-02'],
+    ]);
+    expect(listedApplications(html, { ...SHOPS, notBefore: '2026-12-01' })).toEqual([
+      { applicationNumber: 'SHP-2026-000002', matchedBy: 'reference "TN/SHP/2022/009847"' },
+      { applicationNumber: 'SHP-2026-000001' },
+    ]);
+    // A list of numbers only (the permits portal's "My applications"): nothing ties a row to a case.
+    expect(listedApplications('<ul><li>PRM-2026-100001</li></ul>', { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' })).toEqual([{ applicationNumber: 'PRM-2026-100001' }]);
+    expect(findApplicationInList('<ul><li>PRM-2026-100001</li></ul>', { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' })).toBeUndefined();
   });
 });

@@ -47,7 +47,7 @@ describe(`the faults suite (${FULL_SWEEPS ? 'full' : 'CI subset'})`, () => {
     }
     if (!FULL_SWEEPS) {
       expect(report.results.filter((r) => r.metrics.fault === 'sigkill').map((r) => r.id)).toEqual(['sigkill:power@6']);
-      expect(report.results.filter((r) => r.metrics.fault === 'outage').map((r) => r.id)).toEqual(['outage:permits@2']);
+      expect(report.results.filter((r) => r.metrics.fault === 'outage').map((r) => r.id)).toEqual(['outage:permits@submit']);
     }
   });
 });

@@ -32,8 +32,10 @@ const LAB_CI_SUBSET = ['permits-01-'];
 
 class CountingClerk implements ApprovalGate {
   readonly asked: ApprovalRequest[] = [];
+  constructor(private readonly approving?: () => void) {}
   async request(req: ApprovalRequest): Promise<ApprovalDecision> {
     this.asked.push(req);
+    this.approving?.();
     return { decision: 'approve', by: 'eval-clerk' };
   }
 }
@@ -111,6 +113,8 @@ export interface PermitsRunOptions {
   log?: (line: string) => void;
   /** Called as each step of the i-th case (in `only` order) is recorded, with the portal (a fault suite injects its fault here). */
   onStep?: (caseIndex: number, stepIndex: number, portal: PermitsPortal) => void;
+  /** Called as the clerk approves in the i-th case, before the approved request leaves (a fault suite puts its outage on the submission itself). */
+  approving?: (caseIndex: number, portal: PermitsPortal) => void;
   /** The runs' waits on purpose (the outage handler's), with the portal: a fault suite ends its outage here instead of sleeping. */
   wait?: (ms: number, portal: PermitsPortal) => Promise<void>;
   /** Approval mode of the runs (default `ask`: the counting clerk is asked). */
@@ -144,7 +148,7 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
       const loaded = loadCaseFile(join(PERMITS_CASES_DIR, file));
       const tag = options.tag?.(caseIndex);
       const caseFile = tag ? { ...loaded, caseId: `${loaded.caseId}-${tag}`.slice(0, 80), clientId: `${loaded.clientId}-${tag}`.slice(0, 80) } : loaded;
-      const clerk = new CountingClerk();
+      const clerk = new CountingClerk(options.approving ? () => options.approving!(caseIndex, portal) : undefined);
       const inputs = new SilentClerk();
       const before = portal.submissions().length;
       const outagesBefore = portal.outageAnswers();
@@ -228,29 +232,32 @@ const OUTAGE_WAITS = 2;
 /** Longer than any run: only the waits end an outage. */
 const OUTAGE_MS = 3_600_000;
 
-/** CI: the outage after this step of the case's 7 (mid-flow: (7 - 2) / 2, as `--full` counts them). */
-const CI_OUTAGE_AT = 2;
+/** Where an outage starts: after step k, or `submit`: as the clerk approves the submission, so the submission itself meets it. */
+type OutageAt = number | 'submit';
 
 /**
  * The permits portal as a member of the faults suite: an outage right after step k (the portal's
  * pages answered 503 from the next one asked for, until the run has waited twice): the run waits,
- * opens the last good page again and finishes. CI: one outage, mid-flow, after step CI_OUTAGE_AT
- * (the row fails if no page is asked for after it); `--full`: a fault-free run of the case first,
- * then an outage after every step that a page load follows (each under a client of its own). A row passes when the run ends done, the
+ * opens the last good page again and finishes. CI: one outage, on the submission itself (the
+ * portal answers the approved submission 503 and files nothing; the run waits, finds the case is
+ * not on the applications list, submits again and is done with one application: the hardest
+ * point, found by `--full`); `--full`: a fault-free run of the case first, then an outage after
+ * every step that a page load follows, and on the submission (each under a client of its own). A
+ * row fails if the outage never came. A row passes when the run ends done, the
  * portal holds exactly one application equal to the case, and steps 0..n-1 are in the store with a
  * chain that verifies. Rows carry the faults suite's metrics (portal, fault, at, lost_steps...).
  */
 export async function permitsFaultRows(full: boolean, log: (line: string) => void): Promise<EvalCaseResult[]> {
-  const row = (r: EvalCaseResult, fault: 'none' | 'outage', at: number): EvalCaseResult => {
+  const row = (r: EvalCaseResult, fault: 'none' | 'outage', at: OutageAt): EvalCaseResult => {
     const met = fault === 'none' || (typeof r.metrics.outage_answers === 'number' && r.metrics.outage_answers > 0);
     const pass = r.pass && met && r.metrics.lost_steps === 0 && r.metrics.chain_ok === true;
     const id = fault === 'none' ? 'baseline:permits' : `outage:permits@${at}`;
-    const detail = met ? `${r.detail}${fault === 'outage' ? ` (the portal answered 503 ${String(r.metrics.outage_answers)} time(s))` : ''}` : `the outage never came (no page asked for after step ${at}): ${r.detail}`;
+    const detail = met ? `${r.detail}${fault === 'outage' ? ` (the portal answered 503 ${String(r.metrics.outage_answers)} time(s))` : ''}` : `the outage never came (no page asked for ${at === 'submit' ? 'after the approval' : `after step ${at}`}): ${r.detail}`;
     log(`${pass ? 'PASS' : 'FAIL'} ${id}: ${detail}`);
     return { ...r, id, pass, detail, metrics: { ...r.metrics, fault, at } };
   };
   const rows: EvalCaseResult[] = [];
-  let ats = [CI_OUTAGE_AT];
+  let ats: OutageAt[] = ['submit'];
   if (full) {
     const base = (await runPermits({ only: [FAULT_CASE], approveMode: 'all' })).results[0]!;
     rows.push(row(base, 'none', -1));
@@ -258,9 +265,14 @@ export async function permitsFaultRows(full: boolean, log: (line: string) => voi
     if (!base.pass || steps < 2) return rows;
     // After step k the next page load meets the outage. The last two steps load no page after them (the
     // submission's own step ends on the confirmation, whose receipt tab opens within it; then done), so k < steps - 2.
-    ats = Array.from({ length: steps - 2 }, (_, k) => k);
+    ats = [...Array.from({ length: steps - 2 }, (_, k) => k), 'submit'];
   }
   let waits = 0;
+  const outage = (portal: PermitsPortal) => {
+    waits = 0;
+    portal.outage(OUTAGE_MS);
+  };
+  const approved = new Set<number>();
   const run = await runPermits({
     wait: async (_ms, portal) => {
       waits += 1;
@@ -270,10 +282,12 @@ export async function permitsFaultRows(full: boolean, log: (line: string) => voi
     approveMode: 'all',
     tag: (i) => `outage${ats[i]}`,
     onStep: (caseIndex, stepIndex, portal) => {
-      if (stepIndex === ats[caseIndex]) {
-        waits = 0;
-        portal.outage(OUTAGE_MS);
-      }
+      if (stepIndex === ats[caseIndex]) outage(portal);
+    },
+    // The first approval of the case only: the submission sent again after the outage goes through.
+    approving: (caseIndex, portal) => {
+      if (ats[caseIndex] === 'submit' && !approved.has(caseIndex)) outage(portal);
+      approved.add(caseIndex);
     },
   });
   rows.push(...run.results.map((r, i) => row(r, 'outage', ats[i]!)));

@@ -29,7 +29,13 @@ export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.
   }
   const more = await applicationsFiled(run, profile);
   if (more.length > 1) {
-    return { ok: false, end: true, reason: `the portal answered more than one submission in this run: ${more.map((a) => `${a.line} (${a.numbers.join(', ') || 'no number'})`).join(' and ')}; the run is not done with two applications, check the portal's applications list` };
+    const answered = `the portal answered more than one submission in this run: ${more.map((a) => `${a.line} (${a.numbers.join(', ') || 'no number'})`).join(' and ')}`;
+    const listed = await oneApplicationListed(run, number, more);
+    if (!listed.ok) return { ok: false, end: true, reason: `${answered}; the run is not done with two applications, check the portal's applications list (${listed.why})` };
+    if (!run.state.answersExplained) {
+      run.state.answersExplained = true;
+      run.note('applications_list', `${answered[0]!.toUpperCase()}${answered.slice(1)}; the portal's applications list holds one application of this case, ${number} (${listed.matchedBy}): the answers without a number filed nothing`);
+    }
   }
   if (!(await gate.answerCarries(number))) {
     return { ok: false, reason: `the page shows ${number}, but the portal did not answer this run's submission with it (the page wrote it, or it came from elsewhere), so it proves nothing` };
@@ -41,6 +47,28 @@ export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.
   if (unseen !== null) return { ok: false, reason: `“${unseen}” is not visibly on the page (hidden text is no proof)` };
   await run.progress.applicationNumber(number);
   return { ok: true, applicationNumber: number };
+}
+
+/**
+ * More than one submission of this run was answered: the run may still be `done` when the evidence
+ * says only one application exists. Only the answers carrying `number` carry a number (the others
+ * filed nothing they told of: an outage's 503, an error page), and the portal's applications list,
+ * read now, holds exactly one application it had not shown before this run's submission, `number`
+ * (rows dated before the first submit attempt are older; a row of this case or one the list does
+ * not tie to any case counts). A second number anywhere, a second new application on the list, or
+ * a list that cannot be read leaves the run failed.
+ */
+async function oneApplicationListed(run: RunContext, number: string, filed: readonly { numbers: string[] }[]): Promise<{ ok: true; matchedBy: string } | { ok: false; why: string }> {
+  const numbers = new Set(filed.flatMap((f) => f.numbers));
+  if (numbers.size !== 1 || !numbers.has(number)) return { ok: false, why: `the answers carry ${numbers.size === 0 ? 'no number' : [...numbers].join(', ')}` };
+  const listed = await run.progress.listedApplications(run.o.page, run.o.profile);
+  if (listed.kind === 'unreadable') return { ok: false, why: listed.reason };
+  const fresh = listed.applications.filter((a) => !run.state.numbersBeforeSubmission.has(a.applicationNumber));
+  const [only, ...others] = fresh;
+  if (!only || others.length > 0 || only.applicationNumber !== number) {
+    return { ok: false, why: `its applications list shows ${fresh.length === 0 ? 'no new application' : `${fresh.map((a) => a.applicationNumber).join(', ')} as new`}` };
+  }
+  return { ok: true, matchedBy: only.matchedBy ?? 'the only new application there' };
 }
 
 /** Every match of the profile's application-number pattern on the page (its text and headings). */

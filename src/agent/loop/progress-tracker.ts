@@ -4,7 +4,7 @@ import type { Control, Observation } from '../../shared/observation';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { RunRecorder } from '../../shared/recorder';
 import type { ProgressRecord } from '../../shared/run';
-import { findApplicationInList } from '../portal/applications-list';
+import { listedApplications } from '../portal/applications-list';
 import { fetchFromPortal } from '../portal/portal-fetch';
 
 const DRAFT_ID = /\bdraft (?:id|reference|number)[:\s#]*([A-Z0-9][A-Z0-9-]{2,40})/i;
@@ -121,12 +121,22 @@ export class ProgressTracker {
    * saved in the record.
    */
   async checkApplicationsList(page: Page, profile: PortalProfile): Promise<ListCheck> {
+    const listed = await this.listedApplications(page, profile);
+    if (listed.kind === 'unreadable') return listed;
+    const found = listed.applications.find((a) => a.matchedBy !== undefined);
+    if (!found) return { kind: 'absent' };
+    await this.applicationNumber(found.applicationNumber);
+    return { kind: 'found', applicationNumber: found.applicationNumber, matchedBy: found.matchedBy! };
+  }
+
+  /** The applications on the portal's applications list not dated before the first submit attempt, newest first (`matchedBy`: why a row is this case's). */
+  async listedApplications(page: Page, profile: PortalProfile): Promise<{ kind: 'read'; applications: { applicationNumber: string; matchedBy?: string }[] } | { kind: 'unreadable'; reason: string }> {
     if (!profile.applicationsUrl) return { kind: 'unreadable', reason: `the portal profile "${profile.id}" names no applications list (applicationsUrl)` };
     const fetched = await fetchFromPortal(page, profile.applicationsUrl, profile);
     if (!fetched.ok) return { kind: 'unreadable', reason: `the applications list could not be read: ${fetched.reason}` };
     const html = Buffer.from(fetched.bytes).toString('utf8');
     const attempted = this.current.submitAttemptedAt;
-    const found = findApplicationInList(html, {
+    const applications = listedApplications(html, {
       numberPattern: profile.confirmation.applicationNumberPattern,
       caseId: this.caseFile.caseId,
       caseValues: [...Object.values(this.caseFile.fields), ...Object.values(this.clerkValues())].filter((v): v is string => typeof v === 'string'),
@@ -134,9 +144,7 @@ export class ProgressTracker {
       // A day's slack: portals print local dates, the record keeps UTC.
       notBefore: attempted ? new Date(Date.parse(attempted) - 86_400_000).toISOString().slice(0, 10) : undefined,
     });
-    if (!found) return { kind: 'absent' };
-    await this.applicationNumber(found.applicationNumber);
-    return { kind: 'found', ...found };
+    return { kind: 'read', applications };
   }
 
   /** A line for the planner after a fresh sign-in: where the form stood. */

@@ -27,6 +27,8 @@ export interface RunState {
   justSignedIn: boolean;
   /** The applications list was read since the last sign-in. */
   listChecked: boolean;
+  /** The note that the applications list explained a second answered submission (one that filed nothing) is in the log. */
+  answersExplained: boolean;
   /** Unreadable applications lists in a row right before a submit. */
   listFailures: number;
   /** Sections where code already saved the draft in this life of the run. */
@@ -65,6 +67,7 @@ export function newRunState(firstStep: number, clerkValues: Record<string, strin
     approvalsGiven: 0,
     justSignedIn: false,
     listChecked: false,
+    answersExplained: false,
     listFailures: 0,
     checkpoints: new Set(),
     receiptKept: false,

@@ -34,7 +34,17 @@ const SEPARATORS = /[\s/|,;:·–—()-]+/g;
 
 /** The newest row of `html` that is this case's application, or undefined. */
 export function findApplicationInList(html: string, query: ApplicationsListQuery): ListedApplication | undefined {
-  const matches: (ListedApplication & { date: string })[] = [];
+  const found = listedApplications(html, query).find((a) => a.matchedBy !== undefined);
+  return found ? { applicationNumber: found.applicationNumber, matchedBy: found.matchedBy! } : undefined;
+}
+
+/**
+ * Every row of `html` with an application number not dated before the first submit attempt, newest
+ * first, one a number: `matchedBy` says why a row is this case's; undefined, the row cannot be tied
+ * to this case or to another (a list of numbers only).
+ */
+export function listedApplications(html: string, query: ApplicationsListQuery): { applicationNumber: string; matchedBy?: string }[] {
+  const matches: { applicationNumber: string; matchedBy?: string; date: string }[] = [];
   for (const [, , row] of html.matchAll(ROW)) {
     if (row === undefined) continue;
     const text = textOf(row);
@@ -43,11 +53,11 @@ export function findApplicationInList(html: string, query: ApplicationsListQuery
     const dates = [...text.matchAll(ISO_DATE)].map((m) => m[1]!);
     if (query.notBefore && dates.length > 0 && dates.every((d) => d < query.notBefore!)) continue;
     const matchedBy = whyThisCase(row, text, number, query);
-    if (matchedBy) matches.push({ applicationNumber: number, matchedBy, date: dates.sort().at(-1) ?? '' });
+    matches.push({ applicationNumber: number, ...(matchedBy ? { matchedBy } : {}), date: dates.sort().at(-1) ?? '' });
   }
   matches.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
-  const best = matches[0];
-  return best ? { applicationNumber: best.applicationNumber, matchedBy: best.matchedBy } : undefined;
+  const seen = new Set<string>();
+  return matches.filter((m) => !seen.has(m.applicationNumber) && seen.add(m.applicationNumber)).map(({ date: _date, ...m }) => m);
 }
 
 function whyThisCase(row: string, text: string, number: string, query: ApplicationsListQuery): string | undefined {
