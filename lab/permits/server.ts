@@ -42,6 +42,8 @@ interface Session {
   app: PermitApplication;
   /** The session-timeout warning was answered on the documents page. */
   extended: boolean;
+  /** The application numbers this session filed: "My applications" lists them, as a portal lists the signed-in user's own. */
+  filed: string[];
 }
 
 interface Part {
@@ -111,7 +113,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
     const found = id ? sessions.get(id) : undefined;
     if (found) return found;
     const fresh = randomBytes(12).toString('hex');
-    const session: Session = { app: blankApplication(), extended: false };
+    const session: Session = { app: blankApplication(), extended: false, filed: [] };
     sessions.set(fresh, session);
     res.setHeader('set-cookie', `permit_sid=${fresh}; Path=/; HttpOnly; SameSite=Lax`);
     return session;
@@ -206,10 +208,11 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
         counter += 1;
         const applicationNumber = `PRM-2026-${String(100000 + counter).slice(-6)}`;
         submitted.push({ applicationNumber, application: structuredClone(app) });
+        session.filed.push(applicationNumber);
         return send(res, 200, confirmation(applicationNumber));
       }
       case '/my-applications':
-        return send(res, 200, page('My applications', submitted.length ? `<ul>${submitted.map((s) => `<li>${s.applicationNumber}</li>`).join('')}</ul>` : '<p>No applications yet.</p>'));
+        return send(res, 200, page('My applications', session.filed.length ? `<ul>${session.filed.map((n) => `<li>${n}</li>`).join('')}</ul>` : '<p>No applications yet.</p>'));
       default: {
         const number = /^\/receipt\/(PRM-\d{4}-\d{6})$/.exec(url.pathname)?.[1];
         const found = number ? submitted.find((s) => s.applicationNumber === number) : undefined;

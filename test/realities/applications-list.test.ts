@@ -55,7 +55,7 @@ describe('findApplicationInList: is THIS case on the portal’s applications lis
 });
 
 describe('listedApplications: every application the list shows since the first attempt', () => {
-  it('ties the rows it can to this case, keeps the others untied, drops older ones, and shows a number once', () => {
+  it('ties the rows it can to this case, tells another case\'s reference from a row of a number only, drops older ones, and shows a number once', () => {
     const html = list([
       ['SHP-2026-000002', 'TN/SHP/2022/009847', '2026-12-02'],
       ['SHP-2026-000001', 'MH/SHP/2021/000111', '2026-12-02'],
@@ -67,7 +67,7 @@ describe('listedApplications: every application the list shows since the first a
       { applicationNumber: 'SHP-2026-000001' },
     ]);
     // A list of numbers only (the permits portal's "My applications"): nothing ties a row to a case.
-    expect(listedApplications('<ul><li>PRM-2026-100001</li></ul>', { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' })).toEqual([{ applicationNumber: 'PRM-2026-100001' }]);
+    expect(listedApplications('<ul><li>PRM-2026-100001</li></ul>', { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' })).toEqual([{ applicationNumber: 'PRM-2026-100001', untied: true }]);
     expect(findApplicationInList('<ul><li>PRM-2026-100001</li></ul>', { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' })).toBeUndefined();
   });
 });

@@ -162,6 +162,7 @@ export const TIERS = {
   'test/realities/clerk-questions.test.ts',
   'test/realities/interruptions.test.ts',
   'test/realities/login-state.test.ts',
+  'test/realities/numbers-only-list.test.ts',
   'test/realities/otp.test.ts',
   'test/realities/resume.test.ts',
   'test/realities/secrets-scan.test.ts',

@@ -55,7 +55,7 @@ export async function proofOnPage(read: PageRead, run: RunContext, page = run.o.
  * filed nothing they told of: an outage's 503, an error page), and the portal's applications list,
  * read now, holds exactly one application it had not shown before this run's submission, `number`
  * (rows dated before the first submit attempt are older; a row of this case or one the list does
- * not tie to any case counts). A second number anywhere, a second new application on the list, or
+ * not tie to any case counts, one naming another reference does not). A second number anywhere, a second new application on the list, or
  * a list that cannot be read leaves the run failed.
  */
 async function oneApplicationListed(run: RunContext, number: string, filed: readonly { numbers: string[] }[]): Promise<{ ok: true; matchedBy: string } | { ok: false; why: string }> {
@@ -63,7 +63,8 @@ async function oneApplicationListed(run: RunContext, number: string, filed: read
   if (numbers.size !== 1 || !numbers.has(number)) return { ok: false, why: `the answers carry ${numbers.size === 0 ? 'no number' : [...numbers].join(', ')}` };
   const listed = await run.progress.listedApplications(run.o.page, run.o.profile);
   if (listed.kind === 'unreadable') return { ok: false, why: listed.reason };
-  const fresh = listed.applications.filter((a) => !run.state.numbersBeforeSubmission.has(a.applicationNumber));
+  // Rows of this case, and rows the list ties to no case; a row naming another case's reference is that case's.
+  const fresh = listed.applications.filter((a) => (a.matchedBy !== undefined || a.untied) && !run.state.numbersBeforeSubmission.has(a.applicationNumber));
   const [only, ...others] = fresh;
   if (!only || others.length > 0 || only.applicationNumber !== number) {
     return { ok: false, why: `its applications list shows ${fresh.length === 0 ? 'no new application' : `${fresh.map((a) => a.applicationNumber).join(', ')} as new`}` };

@@ -124,13 +124,18 @@ export class ProgressTracker {
     const listed = await this.listedApplications(page, profile);
     if (listed.kind === 'unreadable') return listed;
     const found = listed.applications.find((a) => a.matchedBy !== undefined);
-    if (!found) return { kind: 'absent' };
+    if (!found) {
+      // A list of numbers only cannot say the earlier submit did not go through: a number there may be this case's.
+      const untied = listed.applications.filter((a) => a.untied).map((a) => a.applicationNumber);
+      if (untied.length > 0) return { kind: 'unreadable', reason: `the applications list shows ${untied.join(', ')} with nothing that ties ${untied.length === 1 ? 'it' : 'them'} to a case, so ${untied.length === 1 ? 'it' : 'one'} may be this case's` };
+      return { kind: 'absent' };
+    }
     await this.applicationNumber(found.applicationNumber);
     return { kind: 'found', applicationNumber: found.applicationNumber, matchedBy: found.matchedBy! };
   }
 
-  /** The applications on the portal's applications list not dated before the first submit attempt, newest first (`matchedBy`: why a row is this case's). */
-  async listedApplications(page: Page, profile: PortalProfile): Promise<{ kind: 'read'; applications: { applicationNumber: string; matchedBy?: string }[] } | { kind: 'unreadable'; reason: string }> {
+  /** The applications on the portal's applications list not dated before the first submit attempt, newest first (`matchedBy`: why a row is this case's; `untied`: it may be any case's). */
+  async listedApplications(page: Page, profile: PortalProfile): Promise<{ kind: 'read'; applications: { applicationNumber: string; matchedBy?: string; untied?: true }[] } | { kind: 'unreadable'; reason: string }> {
     if (!profile.applicationsUrl) return { kind: 'unreadable', reason: `the portal profile "${profile.id}" names no applications list (applicationsUrl)` };
     const fetched = await fetchFromPortal(page, profile.applicationsUrl, profile);
     if (!fetched.ok) return { kind: 'unreadable', reason: `the applications list could not be read: ${fetched.reason}` };

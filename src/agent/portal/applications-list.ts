@@ -40,11 +40,12 @@ export function findApplicationInList(html: string, query: ApplicationsListQuery
 
 /**
  * Every row of `html` with an application number not dated before the first submit attempt, newest
- * first, one a number: `matchedBy` says why a row is this case's; undefined, the row cannot be tied
- * to this case or to another (a list of numbers only).
+ * first, one a number. `matchedBy` says why a row is this case's; `untied`: nothing on the row but
+ * its number, dates and plain words (a list of numbers only), so it may be this case's as well as
+ * another's. A row with neither names an identifier of its own: another case's.
  */
-export function listedApplications(html: string, query: ApplicationsListQuery): { applicationNumber: string; matchedBy?: string }[] {
-  const matches: { applicationNumber: string; matchedBy?: string; date: string }[] = [];
+export function listedApplications(html: string, query: ApplicationsListQuery): { applicationNumber: string; matchedBy?: string; untied?: true }[] {
+  const matches: { applicationNumber: string; matchedBy?: string; untied?: true; date: string }[] = [];
   for (const [, , row] of html.matchAll(ROW)) {
     if (row === undefined) continue;
     const text = textOf(row);
@@ -53,7 +54,8 @@ export function listedApplications(html: string, query: ApplicationsListQuery): 
     const dates = [...text.matchAll(ISO_DATE)].map((m) => m[1]!);
     if (query.notBefore && dates.length > 0 && dates.every((d) => d < query.notBefore!)) continue;
     const matchedBy = whyThisCase(row, text, number, query);
-    matches.push({ applicationNumber: number, ...(matchedBy ? { matchedBy } : {}), date: dates.sort().at(-1) ?? '' });
+    const untied = !matchedBy && !namesAnIdentifier(text, number);
+    matches.push({ applicationNumber: number, ...(matchedBy ? { matchedBy } : {}), ...(untied ? { untied: true as const } : {}), date: dates.sort().at(-1) ?? '' });
   }
   matches.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
   const seen = new Set<string>();
@@ -69,6 +71,12 @@ function whyThisCase(row: string, text: string, number: string, query: Applicati
     if (explainedBy(cell, values)) return `reference "${cell}"`;
   }
   return undefined;
+}
+
+/** The row's text, its number and dates taken out, still holds an identifier (a word of five characters or more with a digit): a reference of some case. */
+function namesAnIdentifier(text: string, number: string): boolean {
+  const rest = text.split(number).join(' ').replace(ISO_DATE, ' ');
+  return rest.split(/[\s|,;:·–—()]+/).some((word) => word.length >= 5 && /\d/.test(word));
 }
 
 /** Every word of `cell` is one of the values, and one of them is an identifier. */
