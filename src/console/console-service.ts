@@ -372,7 +372,8 @@ export class ConsoleService {
       throw new ConsoleRequestError(`Run ${runId} cannot be resumed: its stored case or portal cannot be read (${errorText(err)})`);
     }
     const planner = stored.planner === 'anthropic' ? 'anthropic' : 'rules';
-    const layout = stored.layout === 'original' || stored.layout === 'redesigned' ? stored.layout : undefined;
+    // On a lab another process runs (console --lab-url) its owner sets the layout: the stored one is not asked for again.
+    const layout = (stored.layout === 'original' || stored.layout === 'redesigned') && this.demo?.layouts !== false ? stored.layout : undefined;
     const live = this.claimAndRegister(caseFile, { runId, resumed: true, planner, layout });
     this.runInBackground(live, caseFile, baseProfile, { planner, layout, resume: true });
     return { runId };

@@ -69,5 +69,12 @@ describe('listedApplications: every application the list shows since the first a
     // A list of numbers only (the permits portal's "My applications"): nothing ties a row to a case.
     expect(listedApplications('<ul><li>PRM-2026-100001</li></ul>', { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' })).toEqual([{ applicationNumber: 'PRM-2026-100001', untied: true }]);
     expect(findApplicationInList('<ul><li>PRM-2026-100001</li></ul>', { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' })).toBeUndefined();
+    // Dates, times and amounts in other spellings are no reference: such a row stays untied (it may be this case's).
+    const PRM = { ...SHOPS, numberPattern: 'PRM-\\d{4}-\\d{6}' };
+    for (const extra of ['07/12/2026', '7.12.2026', '12-Dec-2026 10:42', '2026-12-07T10:42:00Z', 'Rs. 1,500.00', '₹1500', '1500.00']) {
+      expect(listedApplications(`<table><tr><td>PRM-2026-100001</td><td>${extra}</td><td>Submitted</td></tr></table>`, PRM), extra).toEqual([{ applicationNumber: 'PRM-2026-100001', untied: true }]);
+    }
+    // A reference of its own makes the row another case's.
+    expect(listedApplications('<table><tr><td>PRM-2026-100001</td><td>TN/SHP/2021/000111</td><td>07/12/2026</td></tr></table>', PRM)).toEqual([{ applicationNumber: 'PRM-2026-100001' }]);
   });
 });

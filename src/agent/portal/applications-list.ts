@@ -73,9 +73,27 @@ function whyThisCase(row: string, text: string, number: string, query: Applicati
   return undefined;
 }
 
-/** The row's text, its number and dates taken out, still holds an identifier (a word of five characters or more with a digit): a reference of some case. */
+/**
+ * Dates, times and amounts in the spellings lists print them (2026-12-07T10:42:00Z, 07/12/2026,
+ * 7.12.2026, 12-Dec-2026, 10:42, Rs. 1,500.00, ₹1500): none of them names a case.
+ */
+const NOT_A_REFERENCE = [
+  /\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?/g,
+  /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/g,
+  /\b\d{1,2}[\s/-]*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[\s/-]*\d{2,4}\b/gi,
+  /\b\d{1,2}:\d{2}(?::\d{2})?\b/g,
+  /(?:rs\.?|inr|₹)\s*[\d,]+(?:\.\d+)?/gi,
+  /\b\d{1,3}(?:,\d{2,3})+(?:\.\d+)?\b|\b\d+\.\d{2}\b/g,
+];
+
+/**
+ * The row's text, its number, dates, times and amounts taken out, still holds an identifier (a word
+ * of five characters or more with a digit): a reference of some case, so the row is another case's.
+ * Anything it cannot tell stays untied (it may be this case's): the safe side, where the run stops
+ * for the clerk instead of sending the form again.
+ */
 function namesAnIdentifier(text: string, number: string): boolean {
-  const rest = text.split(number).join(' ').replace(ISO_DATE, ' ');
+  const rest = NOT_A_REFERENCE.reduce((t, pattern) => t.replace(pattern, ' '), text.split(number).join(' '));
   return rest.split(/[\s|,;:·–—()]+/).some((word) => word.length >= 5 && /\d/.test(word));
 }
 
