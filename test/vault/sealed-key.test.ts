@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,18 +59,20 @@ describe('SealedKeyFileSource (for the Electron shell)', () => {
     expect(sealer.calls.filter((c) => c === 'seal')).toHaveLength(3);
   });
 
-  it('refuses a link, a FIFO or a folder in the sealed key file\'s place in its own words, without blocking or sealing', async () => {
+  // A FIFO takes the same check as the device here (it was read as no bytes, then called a key sealed for another machine);
+  // a unit file starts no process, so no mkfifo.
+  it('refuses a link, a device or a folder in the sealed key file\'s place in its own words, without blocking or sealing', async () => {
     const home = tempDir();
     const target = join(home, 'elsewhere.sealed');
     const sealer = machineSealer();
     await new SealedKeyFileSource(target, sealer).key();
     const cases: Array<[string, (path: string) => void, RegExp]> = [
       ['link', (path) => symlinkSync(target, path), /is a symbolic link; Portal Desk uses only a plain file/],
-      ['fifo', (path) => execFileSync('mkfifo', [path]), /is not a regular file \(a FIFO\)/],
+      ['device', () => undefined, /is not a regular file \(a device or socket\)/],
       ['folder', (path) => mkdirSync(path), /is not a regular file \(a folder\)/],
     ];
     for (const [name, make, message] of cases) {
-      const path = join(home, `${name}.sealed`);
+      const path = name === 'device' ? '/dev/null' : join(home, `${name}.sealed`);
       make(path);
       const before = sealer.calls.length;
       const err = await new SealedKeyFileSource(path, sealer).key().catch((e: unknown) => e);
