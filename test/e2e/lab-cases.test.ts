@@ -93,7 +93,8 @@ describe(`eval --suite lab ${FULL_SWEEPS ? '--full' : '--quick'} (rules planner)
     const rejected = new Set(sample.filter((r) => r.case.setup.rejectFieldOnce).map((r) => r.case.caseFile.caseId));
     const rejectedRuns = report.results.filter((r) => rejected.has(r.id.split(':')[1]!));
     expect(rejectedRuns.length).toBeGreaterThanOrEqual(3);
-    expect(rejectedRuns).toHaveLength(rejected.size);
+    // One run a case in the quick sample; the full matrix runs each on every variant.
+    expect(rejectedRuns).toHaveLength(sample.filter((r) => r.case.setup.rejectFieldOnce).length);
     expect(rejectedRuns.filter((r) => (m(r, 'pages_with_errors') as number) < 1).map((r) => r.id)).toEqual([]);
     // The rules planner is not a model: no calls, no tokens.
     expect([report.summary.model_calls, report.summary.tokens_in, report.summary.tokens_out]).toEqual([0, 0, 0]);
