@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { KEY_BYTES, type KeySource } from './key-source';
-import { createPrivateFile, ensurePrivateDir, openNoFollow } from './private-files';
+import { createPrivateFile, ensurePrivateDir, openNoFollow, openRegularFile } from './private-files';
 import { VaultError } from './vault-error';
 
 interface KeyFileOptions {
@@ -56,18 +56,14 @@ export class KeyFileSource implements KeySource {
   }
 
   private async read(): Promise<Buffer | null> {
-    let file;
+    const opened = await openRegularFile(this.path, {
+      link: () => new VaultError('key-file', `The key file ${this.path} is a symbolic link; Portal Desk uses only a plain file. Replace the link with the file it points to.`),
+      notRegular: () => new VaultError('key-file', `The key file ${this.path} is not a regular file.`),
+      unopenable: (reason) => new VaultError('key-file', `The key file ${this.path} cannot be opened (${reason}).`),
+    });
+    if (!opened) return null;
+    const { file, stat } = opened;
     try {
-      file = await openNoFollow(this.path);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw new VaultError('key-file', `The key file ${this.path} is a symbolic link; Portal Desk uses only a plain file. Replace the link with the file it points to.`);
-      throw new VaultError('key-file', `The key file ${this.path} cannot be opened (${code ?? (err as Error).message}).`);
-    }
-    if (!file) return null;
-    try {
-      const stat = await file.stat();
-      if (!stat.isFile()) throw new VaultError('key-file', `The key file ${this.path} is not a regular file.`);
       if (process.platform !== 'win32') {
         const uid = process.getuid?.();
         if (uid !== undefined && stat.uid !== uid) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { link, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { VaultError } from './vault-error';
 
@@ -59,28 +60,55 @@ export async function openNoFollow(path: string) {
   }
 }
 
+/** How a file that is not a regular one is refused, in its reader's own words. */
+export interface RegularFileRefusals {
+  /** A symbolic link at the path. */
+  link(): Error;
+  /** Something else at the path: `kind` is "a FIFO", "a folder" or "a device or socket". */
+  notRegular(kind: string): Error;
+  /** Any other failure to open it (absent: that failure is thrown as it is). */
+  unopenable?(reason: string): Error;
+}
+
 /**
- * The text of a file the vault wrote (a record, the manifest), read through the one descriptor
- * that was checked; null when it does not exist. A link in its place, or anything but a regular
- * file, is refused as `damaged`, naming it: what is read is the very file that was checked.
+ * Opens `path` as the regular file it must be (`openNoFollow`), checks what was opened, and answers
+ * its handle and stat, so what is read is the very file that was checked; null when it does not
+ * exist. A link, a FIFO, a folder or a device is refused with the reader's `refusals`.
  */
-export async function readPrivateFile(path: string): Promise<string | null> {
+export async function openRegularFile(path: string, refusals: RegularFileRefusals): Promise<{ file: FileHandle; stat: Stats } | null> {
   let file;
   try {
     file = await openNoFollow(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new VaultError('damaged', `The vault file ${path} is a symbolic link; the vault reads only the files it wrote. Nothing was read.`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw refusals.link();
+    if (refusals.unopenable) throw refusals.unopenable(code ?? (err as Error).message);
     throw err;
   }
   if (!file) return null;
-  try {
-    const stat = await file.stat();
-    if (!stat.isFile()) {
-      throw new VaultError('damaged', `The vault file ${path} is not a regular file (${stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a folder' : 'a device or socket'}); the vault reads only the files it wrote. Nothing was read.`);
-    }
-    return await file.readFile('utf8');
-  } finally {
+  const stat = await file.stat();
+  if (!stat.isFile()) {
     await file.close();
+    throw refusals.notRegular(stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a folder' : 'a device or socket');
+  }
+  return { file, stat };
+}
+
+/**
+ * The text of a file the vault wrote (a record, the manifest), read through the one descriptor
+ * that was checked; null when it does not exist. A link in its place, or anything but a regular
+ * file, is refused as `damaged`, naming it.
+ */
+export async function readPrivateFile(path: string): Promise<string | null> {
+  const opened = await openRegularFile(path, {
+    link: () => new VaultError('damaged', `The vault file ${path} is a symbolic link; the vault reads only the files it wrote. Nothing was read.`),
+    notRegular: (kind) => new VaultError('damaged', `The vault file ${path} is not a regular file (${kind}); the vault reads only the files it wrote. Nothing was read.`),
+  });
+  if (!opened) return null;
+  try {
+    return await opened.file.readFile('utf8');
+  } finally {
+    await opened.file.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { KEY_BYTES, type KeySource } from './key-source';
-import { createPrivateFile, ensurePrivateDir, openNoFollow, writePrivateFile } from './private-files';
+import { createPrivateFile, ensurePrivateDir, openRegularFile, writePrivateFile } from './private-files';
 import { VaultError } from './vault-error';
 
 /**
@@ -66,21 +66,16 @@ export class SealedKeyFileSource implements KeySource {
    * sealer then reported as a key sealed for another machine.
    */
   private async readSealed(): Promise<Buffer | null> {
-    let file;
+    const opened = await openRegularFile(this.path, {
+      link: () => new VaultError('key-file', `The sealed key file ${this.path} is a symbolic link; Portal Desk uses only a plain file. Replace the link with the file it points to.`),
+      notRegular: (kind) => new VaultError('key-file', `The sealed key file ${this.path} is not a regular file (${kind}); Portal Desk uses only the file it wrote.`),
+      unopenable: (reason) => new VaultError('key-file', `The sealed key file ${this.path} cannot be opened (${reason}).`),
+    });
+    if (!opened) return null;
     try {
-      file = await openNoFollow(this.path);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw new VaultError('key-file', `The sealed key file ${this.path} is a symbolic link; Portal Desk uses only a plain file. Replace the link with the file it points to.`);
-      throw new VaultError('key-file', `The sealed key file ${this.path} cannot be opened (${code ?? (err as Error).message}).`);
-    }
-    if (!file) return null;
-    try {
-      const stat = await file.stat();
-      if (!stat.isFile()) throw new VaultError('key-file', `The sealed key file ${this.path} is not a regular file (${stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a folder' : 'a device or socket'}); Portal Desk uses only the file it wrote.`);
-      return await file.readFile();
+      return await opened.file.readFile();
     } finally {
-      await file.close();
+      await opened.file.close();
     }
   }
 }
