@@ -61,7 +61,7 @@ export async function openNoFollow(path: string) {
 }
 
 /** How a file that is not a regular one is refused, in its reader's own words. */
-export interface RegularFileRefusals {
+interface RegularFileRefusals {
   /** A symbolic link at the path. */
   link(): Error;
   /** Something else at the path: `kind` is "a FIFO", "a folder" or "a device or socket". */
