@@ -61,7 +61,7 @@ export class DemoLoader implements DemoPortals<Lab> {
    * A lab another process runs ("portal-desk lab", an eval), at `--lab-url`: lab portal profiles
    * point at its port. Checks the address now (a bad one is a usage error before anything runs).
    */
-  async running(url: string): Promise<{ hostResolverRules: string; bind(profile: PortalProfile): PortalProfile }> {
+  async running(url: string): Promise<{ hostname: string; port: number; hostResolverRules: string; bind(profile: PortalProfile): PortalProfile }> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -72,6 +72,8 @@ export class DemoLoader implements DemoPortals<Lab> {
     if (parsed.protocol !== 'http:' || !Number.isInteger(port) || port < 1) throw new UsageError(`--lab-url must be http://HOST:PORT (got "${shownArg(url)}")`);
     const handle = await this.load();
     return {
+      hostname: parsed.hostname,
+      port,
       hostResolverRules: `MAP * ${parsed.hostname}`,
       bind: (profile) => {
         const bound = handle.bindAt(profile, port);
@@ -89,9 +91,8 @@ export class DemoLoader implements DemoPortals<Lab> {
   async runningPortals(url: string): Promise<DemoPortals> {
     const running = await this.running(url);
     const handle = this.loaded('runningPortals');
-    const { hostname, port } = new URL(url);
     const server = {
-      port: Number(port),
+      port: running.port,
       hostResolverRules: running.hostResolverRules,
       variant: () => null,
       configure: () => {
@@ -106,7 +107,7 @@ export class DemoLoader implements DemoPortals<Lab> {
       get: async () => server,
       bind: async (profile) => (handle.portalId(profile) ? { profile: running.bind(profile), lab: server } : { profile, lab: undefined }),
       stop: async () => undefined,
-      resolverRules: (target) => handle.resolverRules(target ?? hostname),
+      resolverRules: (target) => handle.resolverRules(target ?? running.hostname),
       adversary: (seed) => handle.adversary(seed),
     };
   }

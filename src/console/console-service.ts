@@ -836,9 +836,9 @@ export class ConsoleService {
 /** The office panel when no office database is configured. */
 const NO_OFFICE: OfficeView = { configured: false, joined: false, slots: 0, queued: 0, active: 0, waits: [] };
 
-/** A new run as the console shows it while its browser starts: the store has no record of it yet. */
 const RUN_BY_ANOTHER = 'The lab this console uses is run by another process (console --lab-url), whose owner sets its layouts; start the run without a layout';
 
+/** A new run as the console shows it while its browser starts: the store has no record of it yet. */
 function startingRecord(runId: string, caseFile: CaseFile, planner: 'rules' | 'anthropic', layout: string | undefined): RunRecord {
   return {
     id: runId,

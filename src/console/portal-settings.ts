@@ -16,14 +16,15 @@ export function listPortalProfiles(folders: string[], demo?: DemoPortals): Porta
       if (seen.has(id)) continue;
       try {
         const profile = loadPortalProfile(join(folder, name));
+        const lab = demo?.portalId(profile) !== undefined;
         seen.set(id, {
           id: profile.id,
           name: profile.name,
           startUrl: profile.startUrl,
           allowedHosts: profile.allowedHosts,
           riskyWords: profile.riskyWords,
-          lab: demo?.portalId(profile) !== undefined,
-          layouts: demo?.portalId(profile) !== undefined && demo.layouts,
+          lab,
+          layouts: lab && demo!.layouts,
         });
       } catch (err) {
         // A broken profile is reported on the case files that name it; the list shows the usable ones.

@@ -54,7 +54,7 @@ export async function typeAndReadBack(locator: Locator, control: Control, text: 
   // run now), read again, and the focus goes back to it, so a key pressed next still goes to it
   // (Enter in a search box). Two calls before (a read, then the leaving): three Playwright calls
   // and a stack capture each, on every fill of every run.
-  const read = await locator
+  const { typed, left } = await locator
     .evaluate(
       // No named inner functions here: tsx would wrap them in a helper the page does not have.
       (el) => {
@@ -71,7 +71,6 @@ export async function typeAndReadBack(locator: Locator, control: Control, text: 
     // The call failed (leaving the box took its frame away, say): what it shows is read alone, as
     // before the two were one call, and a leaving that could not be read is not judged.
     .catch(async () => ({ typed: await shownValue(locator, timeout), left: null }));
-  const { typed, left } = read;
   if (!holdsText(typed, text, date)) {
     throw new WidgetRefusal('error', `${control.label} shows ${quoted(typed)} after typing ${quoted(text)} (the box changed or cut the value); check what the page expects`);
   }

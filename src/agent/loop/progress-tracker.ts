@@ -4,7 +4,7 @@ import type { Control, Observation } from '../../shared/observation';
 import type { PortalProfile } from '../../shared/portal-profile';
 import type { RunRecorder } from '../../shared/recorder';
 import type { ProgressRecord } from '../../shared/run';
-import { listedApplications } from '../portal/applications-list';
+import { listedApplications, newestOfThisCase, type ListedRow } from '../portal/applications-list';
 import { fetchFromPortal } from '../portal/portal-fetch';
 
 const DRAFT_ID = /\bdraft (?:id|reference|number)[:\s#]*([A-Z0-9][A-Z0-9-]{2,40})/i;
@@ -123,7 +123,7 @@ export class ProgressTracker {
   async checkApplicationsList(page: Page, profile: PortalProfile): Promise<ListCheck> {
     const listed = await this.listedApplications(page, profile);
     if (listed.kind === 'unreadable') return listed;
-    const found = listed.applications.find((a) => a.matchedBy !== undefined);
+    const found = newestOfThisCase(listed.applications);
     if (!found) {
       // A list of numbers only cannot say the earlier submit did not go through: a number there may be this case's.
       const untied = listed.applications.filter((a) => a.untied).map((a) => a.applicationNumber);
@@ -131,11 +131,11 @@ export class ProgressTracker {
       return { kind: 'absent' };
     }
     await this.applicationNumber(found.applicationNumber);
-    return { kind: 'found', applicationNumber: found.applicationNumber, matchedBy: found.matchedBy! };
+    return { kind: 'found', ...found };
   }
 
   /** The applications on the portal's applications list not dated before the first submit attempt, newest first (`matchedBy`: why a row is this case's; `untied`: it may be any case's). */
-  async listedApplications(page: Page, profile: PortalProfile): Promise<{ kind: 'read'; applications: { applicationNumber: string; matchedBy?: string; untied?: true }[] } | { kind: 'unreadable'; reason: string }> {
+  async listedApplications(page: Page, profile: PortalProfile): Promise<{ kind: 'read'; applications: ListedRow[] } | { kind: 'unreadable'; reason: string }> {
     if (!profile.applicationsUrl) return { kind: 'unreadable', reason: `the portal profile "${profile.id}" names no applications list (applicationsUrl)` };
     const fetched = await fetchFromPortal(page, profile.applicationsUrl, profile);
     if (!fetched.ok) return { kind: 'unreadable', reason: `the applications list could not be read: ${fetched.reason}` };

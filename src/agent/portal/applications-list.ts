@@ -34,8 +34,19 @@ const SEPARATORS = /[\s/|,;:·–—()-]+/g;
 
 /** The newest row of `html` that is this case's application, or undefined. */
 export function findApplicationInList(html: string, query: ApplicationsListQuery): ListedApplication | undefined {
-  const found = listedApplications(html, query).find((a) => a.matchedBy !== undefined);
-  return found ? { applicationNumber: found.applicationNumber, matchedBy: found.matchedBy! } : undefined;
+  return newestOfThisCase(listedApplications(html, query));
+}
+
+/** The newest of `listed` (as `listedApplications` answers, newest first) that is this case's, or undefined. */
+export function newestOfThisCase(listed: readonly ListedRow[]): ListedApplication | undefined {
+  return listed.find((a): a is ListedApplication => a.matchedBy !== undefined);
+}
+
+/** A row of the list: `matchedBy` when it is this case's, `untied` when nothing ties it to any case. */
+export interface ListedRow {
+  applicationNumber: string;
+  matchedBy?: string;
+  untied?: true;
 }
 
 /**
@@ -44,8 +55,8 @@ export function findApplicationInList(html: string, query: ApplicationsListQuery
  * its number, dates and plain words (a list of numbers only), so it may be this case's as well as
  * another's. A row with neither names an identifier of its own: another case's.
  */
-export function listedApplications(html: string, query: ApplicationsListQuery): { applicationNumber: string; matchedBy?: string; untied?: true }[] {
-  const matches: { applicationNumber: string; matchedBy?: string; untied?: true; date: string }[] = [];
+export function listedApplications(html: string, query: ApplicationsListQuery): ListedRow[] {
+  const matches: (ListedRow & { date: string })[] = [];
   for (const [, , row] of html.matchAll(ROW)) {
     if (row === undefined) continue;
     const text = textOf(row);
