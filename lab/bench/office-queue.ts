@@ -94,7 +94,7 @@ async function measureOverhead(pg: ThrowAwayPostgres, queue: OfficeQueue, store:
   const emptyCase = (): { source: string; caseFile: CaseFile } => ({ source: 'bench', caseFile: labCase(lab, 'shops') });
   // An idle desk: one case at a time, enqueued at a different moment of its poll each time.
   const started: number[] = [];
-  const execute: CaseExecutor = async (_caseFile, _resume, onStart) => {
+  const execute: CaseExecutor = async (_caseFile, _resume, { onStart }) => {
     started.push(performance.now());
     onStart(`bench-queue-run-${started.length}`);
     return { runId: `bench-queue-run-${started.length}`, status: 'done', reason: 'no run: the queue is measured' };
@@ -154,7 +154,7 @@ async function officeBatch(env: OfficeEnv, forms: number, desks: number): Promis
   const cpuBefore = readCpu([env.pg.pid]);
   const t0 = performance.now();
   const workers = Array.from({ length: desks }, (_, d) => {
-    const execute: CaseExecutor = async (caseFile, _resume, onStart) => {
+    const execute: CaseExecutor = async (caseFile, _resume, { onStart }) => {
       const run = await runLabCase({ lab: env.lab, browser: env.browsers[d]!, store: env.store }, caseFile, onStart);
       runs.push(run);
       lastEnd = performance.now();

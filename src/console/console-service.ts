@@ -28,7 +28,7 @@ import { FINAL_STATUSES, ZERO_USAGE, type RunRecord } from '../shared/run';
 import { newRunId } from '../agent/loop/run-id';
 import { runBatch, type BatchEntry, type BatchRun } from '../service/batch';
 import { readdirSync } from 'node:fs';
-import type { CaseExecutor } from '../service/office-queue';
+import type { CaseExecutor, CaseHooks } from '../service/office-queue';
 import { bindDemo, type DemoPortals } from '../service/demo-portals';
 import { createPlanner } from '../service/planners';
 import type { RunServices } from '../service/run-service';
@@ -168,7 +168,7 @@ export class ConsoleService {
       this.office = new OfficeDesk({
         url,
         store,
-        execute: (caseFile, resume, onStart) => this.runOfficeCase(caseFile, resume, onStart),
+        execute: (caseFile, resume, hooks) => this.runOfficeCase(caseFile, resume, hooks),
         changed: (office) => this.emit({ type: 'office', office }),
         env: this.env as NodeJS.ProcessEnv,
       });
@@ -640,7 +640,7 @@ export class ConsoleService {
   }
 
   /** One case of the office queue, run in this console as a live run (the office worker holds the client's lock meanwhile). */
-  private async runOfficeCase(caseFile: CaseFile, resume: Parameters<CaseExecutor>[1], onStart: (runId: string) => void): ReturnType<CaseExecutor> {
+  private async runOfficeCase(caseFile: CaseFile, resume: Parameters<CaseExecutor>[1], hooks: CaseHooks): ReturnType<CaseExecutor> {
     const office = this.requireOffice();
     const baseProfile = loadPortalProfile(caseFile.portal, this.portalFolders);
     const slot = ClientSlots.keyOf(caseFile);
@@ -656,7 +656,7 @@ export class ConsoleService {
       concurrency: 1,
       services: this.sharedServices(),
       prepare: () => this.prepareRun(live, caseFile, baseProfile, { planner, resume: !!resume, gates }),
-      listener: { started: (_c, runId) => onStart(runId) },
+      listener: { started: (_c, runId) => hooks.onStart(runId), status: (_c, status) => hooks.onStatus(status) },
     });
     if (!outcome || outcome.status === 'invalid' || outcome.status === 'error') throw new ConsoleRequestError(outcome?.reason ?? 'the run did not start');
     return { runId: outcome.runId ?? live.runId, status: outcome.status, reason: outcome.reason, ...(outcome.applicationNumber ? { applicationNumber: outcome.applicationNumber } : {}) };

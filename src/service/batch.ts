@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import type { CaseFile } from '../shared/case-file';
 import { FINAL_STATUSES, type RunStatus, type StepRecord } from '../shared/run';
 import { executeRun, type RunRequest, type RunServices } from './run-service';
+import { WorkPlaces, type PlaceHold } from './work-places';
 import { errorText } from '../base/error-text';
 
 /** One entry of a batch queue: a case file read and checked, or the one line saying why it cannot run. */
@@ -64,19 +65,10 @@ interface BatchPlan {
   outside?: { held(caseFile: CaseFile): boolean; onRelease(listener: () => void): () => void };
 }
 
-/** Statuses of a run that waits for the clerk: it holds no working place meanwhile. */
-const CLERK_WAITS: ReadonlySet<RunStatus> = new Set(['awaiting_approval', 'awaiting_input']);
-
-/** Runs open at once, working or waiting for the clerk, as a multiple of `concurrency` (each holds a browser page). */
-const OPEN_PER_PLACE = 3;
-
 /**
- * Runs a queue of case files, at most `concurrency` working at a time, each run in its own browser
- * context (`executeRun`). A run waiting for the clerk (an approval, a one-time code) holds no
- * working place: the next in the queue starts meanwhile, so a clerk away does not stall the queue;
- * answered, the run takes its place back at once (for a moment more than `concurrency` may work),
- * and no new run starts until the count is under `concurrency` again. At most three times
- * `concurrency` runs are open at once, waiting ones included (each holds a browser page). Two entries
+ * Runs a queue of case files, at most `concurrency` working at a time (`WorkPlaces`: a run waiting
+ * for the clerk holds no working place, so a clerk away does not stall the queue), each run in its
+ * own browser context (`executeRun`). Two entries
  * for the same client and portal never run at once (they would share one portal account and
  * could both submit): the later one waits for the earlier. A refused entry, or a run that breaks,
  * is reported and the queue goes on. Outcomes come back in queue order.
@@ -96,43 +88,31 @@ export async function runBatch(entries: readonly BatchEntry[], plan: BatchPlan):
 
   const held = new Set<string>();
   const slotOf = (c: CaseFile) => `${c.clientId}\u0000${c.portal}`;
-  const limit = Math.max(1, Math.floor(plan.concurrency));
-  /** Runs open (working or waiting for the clerk), and those of them working. */
-  let open = 0;
-  let working = 0;
+  const places = new WorkPlaces(Math.max(1, Math.floor(plan.concurrency)));
 
-  let stopListening = (): void => undefined;
+  const stopListening: (() => void)[] = [];
   await new Promise<void>((allDone) => {
     const pump = (): void => {
-      if (waiting.length === 0 && open === 0) return allDone();
-      while (working < limit && open < limit * OPEN_PER_PLACE) {
+      if (waiting.length === 0 && places.openRuns === 0) return allDone();
+      while (places.hasRoom) {
         const at = waiting.findIndex((w) => !held.has(slotOf(w.entry.caseFile)) && !plan.outside?.held(w.entry.caseFile));
         if (at < 0) return;
         const { index, entry } = waiting.splice(at, 1)[0]!;
         const slot = slotOf(entry.caseFile);
         held.add(slot);
-        open++;
-        working++;
-        let waitsForClerk = false;
-        const clerk = (waits: boolean): void => {
-          if (waits === waitsForClerk) return;
-          waitsForClerk = waits;
-          working += waits ? -1 : 1;
-          if (waits) pump();
-        };
-        void runOne(entry, plan, clerk).then((outcome) => {
+        const place = places.take();
+        void runOne(entry, plan, place).then((outcome) => {
           held.delete(slot);
-          open--;
-          if (!waitsForClerk) working--;
           finish(index, outcome);
-          pump();
+          place.release();
         });
       }
     };
-    if (plan.outside) stopListening = plan.outside.onRelease(pump);
+    stopListening.push(places.onChange(pump));
+    if (plan.outside) stopListening.push(plan.outside.onRelease(pump));
     pump();
   });
-  stopListening();
+  for (const stop of stopListening) stop();
   return outcomes;
 }
 
@@ -144,7 +124,7 @@ export function refusedOutcome(entry: Extract<BatchEntry, { problem: string }>):
 }
 
 /** One run; never throws: whatever goes wrong becomes the outcome's reason. */
-async function runOne(entry: Runnable, plan: BatchPlan, clerk: (waits: boolean) => void): Promise<BatchOutcome> {
+async function runOne(entry: Runnable, plan: BatchPlan, place: PlaceHold): Promise<BatchOutcome> {
   const { caseFile } = entry;
   const base = { source: entry.source, caseId: caseFile.caseId, clientId: caseFile.clientId, portal: caseFile.portal };
   const started = Date.now();
@@ -173,7 +153,7 @@ async function runOne(entry: Runnable, plan: BatchPlan, clerk: (waits: boolean) 
           plan.listener?.step?.(caseFile, step);
         },
         status: (status, reason) => {
-          clerk(CLERK_WAITS.has(status));
+          place.status(status);
           own.listener?.status?.(status, reason);
           plan.listener?.status?.(caseFile, status, reason);
         },

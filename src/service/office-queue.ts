@@ -6,11 +6,12 @@ import { errorText } from '../base/error-text';
 import { CaseFile } from '../shared/case-file';
 import { FINAL_STATUSES, type RunStatus } from '../shared/run';
 import { resilientPool, type PgStore } from '../store';
+import { WorkPlaces, type PlaceHold } from './work-places';
 
 /**
  * The office's durable case queue: pg-boss jobs in the office's PostgreSQL database (the same
  * database as the office store). `enqueue` puts case files on it; each desk's `OfficeWorker`
- * takes one at a time per slot. Guarantees, and what gives them:
+ * takes them as its slots allow (a run waiting for the clerk holds none). Guarantees, and what gives them:
  *
  * - One client and portal at a time across all desks: a desk runs a case only while it holds
  *   the PostgreSQL advisory lock of `clientId/portal` on a connection of its own (the job's
@@ -191,20 +192,28 @@ export class OfficeQueue {
 }
 
 /** What the worker's composition root does with one case: a new run, or the existing run resumed. */
-export type CaseExecutor = (caseFile: CaseFile, resume: { runId: string; tookOver: boolean } | null, onStart: (runId: string) => void) => Promise<{ runId: string; status: RunStatus; reason: string; applicationNumber?: string }>;
+export type CaseExecutor = (caseFile: CaseFile, resume: { runId: string; tookOver: boolean } | null, hooks: CaseHooks) => Promise<{ runId: string; status: RunStatus; reason: string; applicationNumber?: string }>;
+
+/** What a case's run tells the desk while it runs. */
+export interface CaseHooks {
+  /** The run has its id (a new run's, or the resumed one's). */
+  onStart(runId: string): void;
+  /** The run's status changed: one waiting for the clerk frees its slot for the next case. */
+  onStatus(status: RunStatus): void;
+}
 
 interface OfficeWorkerOptions {
   queue: OfficeQueue;
   store: PgStore;
-  /** The database address (each slot holds its lock on a connection of its own). */
+  /** The database address (each case held holds its client's lock on a connection of its own). */
   url: string;
   execute: CaseExecutor;
-  /** Cases this desk runs at once (default 1). */
+  /** Cases this desk works on at once (default 1); runs waiting for the clerk do not count, up to three times as many open. */
   slots?: number;
   heartbeatMs?: number;
   /** A desk whose beat is older than this is gone: its job goes back to the queue (default 15 s). */
   staleMs?: number;
-  /** How long an idle slot waits before asking the queue again (default 500 ms). */
+  /** How long the desk waits before asking an empty queue again (default 500 ms). */
   pollMs?: number;
   /** Seconds a case waits when its client and portal are busy at another desk (default 2). */
   deferSeconds?: number;
@@ -234,7 +243,8 @@ export class OfficeWorker {
   readonly outcomes: JobOutcome[] = [];
   private stopping = false;
   private beat: NodeJS.Timeout | undefined;
-  private readonly busy = new Map<number, { jobId: string; caseId: string; runId?: string }>();
+  /** The cases this desk holds (working or waiting for the clerk), by job id: its beat names them. */
+  private readonly busy = new Map<string, { jobId: string; caseId: string; runId?: string }>();
   private readonly log: (line: string) => void;
 
   constructor(private readonly o: OfficeWorkerOptions) {
@@ -242,13 +252,50 @@ export class OfficeWorker {
     this.deskId = `${o.deskName ?? hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   }
 
-  /** Runs until `stop()` (or, with `exitWhenIdleMs`, until the queue stays empty). */
+  /**
+   * Runs until `stop()` (or, with `exitWhenIdleMs`, until the queue stays empty). At most `slots`
+   * cases work at once (`WorkPlaces`): a run waiting for the clerk holds no slot, so the desk takes
+   * the next case meanwhile; stopping, it takes no new case and waits for those it holds.
+   */
   async run(): Promise<void> {
     await this.heartbeat();
     this.beat = setInterval(() => void this.heartbeat().catch((err: unknown) => this.log(`desk ${this.deskId}: heartbeat failed: ${errorText(err)}`)), this.o.heartbeatMs ?? 2000);
-    const slots = Math.max(1, Math.floor(this.o.slots ?? 1));
+    const places = new WorkPlaces(Math.max(1, Math.floor(this.o.slots ?? 1)));
+    const held = new Set<Promise<void>>();
+    let idleSince = Date.now();
     try {
-      await Promise.all(Array.from({ length: slots }, (_, i) => this.slot(i)));
+      while (!this.stopping) {
+        if (!places.hasRoom) {
+          await placeFreed(places, this.o.pollMs ?? 500);
+          continue;
+        }
+        let job: PgBoss.Job<CaseJob> | undefined;
+        try {
+          [job] = await this.o.queue.boss.fetch<CaseJob>(CASE_QUEUE, { batchSize: 1 });
+        } catch (err) {
+          // The database blinked: say so and ask again; a case is never lost by a failed fetch.
+          this.log(`desk ${this.deskId}: could not ask the queue (${errorText(err)}); trying again`);
+          await sleep(2000);
+          continue;
+        }
+        if (!job) {
+          if (this.o.exitWhenIdleMs !== undefined && Date.now() - idleSince >= this.o.exitWhenIdleMs && places.openRuns === 0 && (await this.queueIsEmpty())) break;
+          await sleep(this.o.pollMs ?? 500);
+          continue;
+        }
+        const place = places.take();
+        const work: Promise<void> = this.handle(job, place)
+          .then((outcome) => {
+            this.outcomes.push(outcome);
+            if (outcome.outcome !== 'deferred') idleSince = Date.now();
+          })
+          .finally(() => {
+            held.delete(work);
+            place.release();
+          });
+        held.add(work);
+      }
+      await Promise.allSettled([...held]);
     } finally {
       clearInterval(this.beat);
       await this.o.queue.connections.query('DELETE FROM office_desks WHERE id = $1', [this.deskId]).catch(() => undefined);
@@ -260,37 +307,12 @@ export class OfficeWorker {
     this.stopping = true;
   }
 
-  private async slot(index: number): Promise<void> {
-    const lockClient = new pg.Client({ connectionString: this.o.url, application_name: `portal-desk desk ${this.deskId} slot ${index}` });
-    lockClient.on('error', () => undefined);
-    await lockClient.connect();
-    let idleSince = Date.now();
-    try {
-      while (!this.stopping) {
-        let job: PgBoss.Job<CaseJob> | undefined;
-        try {
-          [job] = await this.o.queue.boss.fetch<CaseJob>(CASE_QUEUE, { batchSize: 1 });
-        } catch (err) {
-          // The database blinked: say so and ask again; a case is never lost by a failed fetch.
-          this.log(`desk ${this.deskId}: could not ask the queue (${errorText(err)}); trying again`);
-          await sleep(2000);
-          continue;
-        }
-        if (!job) {
-          if (this.o.exitWhenIdleMs !== undefined && Date.now() - idleSince >= this.o.exitWhenIdleMs && this.busy.size === 0 && (await this.queueIsEmpty())) break;
-          await sleep(this.o.pollMs ?? 500);
-          continue;
-        }
-        const outcome = await this.handle(index, lockClient, job);
-        this.outcomes.push(outcome);
-        if (outcome.outcome !== 'deferred') idleSince = Date.now();
-      }
-    } finally {
-      await lockClient.end().catch(() => undefined);
-    }
-  }
-
-  private async handle(slot: number, lock: pg.Client, job: PgBoss.Job<CaseJob>): Promise<JobOutcome> {
+  /**
+   * One case: under the advisory lock of its client and portal, held on a connection of its own
+   * for as long as the case is held here (a desk that dies loses it at once); a client busy at
+   * another desk (or in another of this desk's runs) sends the case back to wait its turn.
+   */
+  private async handle(job: PgBoss.Job<CaseJob>, place: PlaceHold): Promise<JobOutcome> {
     const parsed = CaseFile.safeParse(job.data?.caseFile);
     if (!parsed.success) {
       const reason = `job ${job.id} does not hold a case file this version can run (${parsed.error.issues[0]?.path.join('.') ?? ''})`;
@@ -300,13 +322,31 @@ export class OfficeWorker {
     }
     const caseFile = parsed.data;
     const key = slotKey(caseFile);
-    const got = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_SPACE, key]);
-    if (!got.rows[0]?.ok) {
-      // Another desk runs this client on this portal: the case waits its turn, as a new job.
-      await this.o.queue.boss.send(CASE_QUEUE, job.data, { singletonKey: key, startAfter: this.o.deferSeconds ?? 2 });
-      await this.o.queue.boss.complete(CASE_QUEUE, job.id, { deferred: `client ${key} is busy at another desk` });
-      return { jobId: job.id, caseId: caseFile.caseId, outcome: 'deferred' };
+    const lock = new pg.Client({ connectionString: this.o.url, application_name: `portal-desk desk ${this.deskId} case ${caseFile.caseId}`.slice(0, 63) });
+    lock.on('error', () => undefined);
+    try {
+      await lock.connect();
+    } catch (err) {
+      // No connection for the lock: the case goes back to the queue untouched.
+      await this.o.queue.boss.fail(CASE_QUEUE, job.id, { error: `no connection for the client's lock: ${errorText(err)}` }).catch(() => undefined);
+      return { jobId: job.id, caseId: caseFile.caseId, outcome: 'retry', reason: errorText(err) };
     }
+    try {
+      const got = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_SPACE, key]);
+      if (!got.rows[0]?.ok) {
+        // Another run holds this client on this portal: the case waits its turn, as a new job.
+        await this.o.queue.boss.send(CASE_QUEUE, job.data, { singletonKey: key, startAfter: this.o.deferSeconds ?? 2 });
+        await this.o.queue.boss.complete(CASE_QUEUE, job.id, { deferred: `client ${key} is busy` });
+        return { jobId: job.id, caseId: caseFile.caseId, outcome: 'deferred' };
+      }
+      return await this.holding(job, caseFile, key, place);
+    } finally {
+      await lock.end().catch(() => undefined);
+    }
+  }
+
+  /** The case, while this desk holds its client's lock: claimed, run (or resumed), released. */
+  private async holding(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, key: string, place: PlaceHold): Promise<JobOutcome> {
     const pool = this.o.queue.connections;
     const claim = await pool.query<{ seq: string }>('INSERT INTO office_claims (desk_id, host, pid, slot_key, case_id, job_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq', [
       this.deskId,
@@ -317,26 +357,25 @@ export class OfficeWorker {
       job.id,
     ]);
     const busy: { jobId: string; caseId: string; runId?: string } = { jobId: job.id, caseId: caseFile.caseId };
-    this.busy.set(slot, busy);
+    this.busy.set(job.id, busy);
     await this.heartbeat().catch(() => undefined);
     let result: JobOutcome;
     try {
-      result = await this.runCase(job, caseFile, busy);
+      result = await this.runCase(job, caseFile, busy, place);
     } catch (err) {
       const reason = errorText(err);
       this.log(`[${caseFile.caseId}] broke at this desk (${reason}); its job goes back to the queue`);
       await this.o.queue.boss.fail(CASE_QUEUE, job.id, { error: reason }).catch(() => undefined);
       result = { jobId: job.id, caseId: caseFile.caseId, outcome: 'retry', reason, runId: busy.runId };
     } finally {
-      this.busy.delete(slot);
-      await lock.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_SPACE, key]).catch(() => undefined);
+      this.busy.delete(job.id);
     }
     await pool.query('UPDATE office_claims SET released_at = clock_timestamp(), run_id = $2, outcome = $3 WHERE seq = $1', [claim.rows[0]!.seq, result.runId ?? null, result.outcome]).catch(() => undefined);
     await this.heartbeat().catch(() => undefined);
     return result;
   }
 
-  private async runCase(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, busy: { runId?: string }): Promise<JobOutcome> {
+  private async runCase(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, busy: { runId?: string }, place: PlaceHold): Promise<JobOutcome> {
     const latest = await this.o.store.latestRunOf(caseFile);
     const base = { jobId: job.id, caseId: caseFile.caseId };
     if (latest && latest.status === 'done') {
@@ -358,9 +397,12 @@ export class OfficeWorker {
       busy.runId = latest.id;
       this.log(`[${caseFile.caseId}] resuming run ${latest.id} from step ${latest.stepCount}${tookOver ? ' (taken over from a desk that stopped)' : ''}`);
     }
-    const finished = await this.o.execute(caseFile, resume, (runId) => {
-      busy.runId = runId;
-      void this.heartbeat().catch(() => undefined);
+    const finished = await this.o.execute(caseFile, resume, {
+      onStart: (runId) => {
+        busy.runId = runId;
+        void this.heartbeat().catch(() => undefined);
+      },
+      onStatus: (status) => place.status(status),
     });
     if (finished.status === 'interrupted') {
       await this.o.queue.boss.fail(CASE_QUEUE, job.id, { runId: finished.runId, status: finished.status, reason: finished.reason });
@@ -398,4 +440,17 @@ export class OfficeWorker {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Until a place may have come free, or `ms` passed. */
+function placeFreed(places: WorkPlaces, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    const stop = places.onChange(done);
+    function done(): void {
+      clearTimeout(timer);
+      stop();
+      resolve();
+    }
+  });
 }

@@ -6,9 +6,11 @@ import { postgresBin, sharedPostgres, type PgCluster } from '../support/postgres
 import { killDesks, labCaseFolder, sleep, startDesk } from './support';
 
 /**
- * A run at desk 1 waits for the clerk's approval of the final submit as a row in the office
- * database; a clerk at another desk (a second console: "portal-desk waits", its own process)
- * lists it and approves it, and the decision reaches the run, which submits once and finishes.
+ * Runs at desk 1 wait for the clerk's approval of the final submit as rows in the office database;
+ * a clerk at another desk (a second console: "portal-desk waits", its own process) lists them and
+ * approves them, and each decision reaches its run, which submits once and finishes. The desk has
+ * one slot, and two cases are queued: a run waiting for the clerk holds no slot (issue 28), so
+ * the desk takes the second case while the first waits, and both wait at once.
  */
 describe.skipIf(!postgresBin())('human waits in the office database', () => {
   let cluster: PgCluster;
@@ -23,45 +25,56 @@ describe.skipIf(!postgresBin())('human waits in the office database', () => {
     cluster?.stop();
   });
 
-  it('an approval given from a second console reaches the run at the first desk', { timeout: 300_000 }, async () => {
+  it('a one-slot desk takes the next case while a run waits; approvals given from a second console reach the runs at the first desk', { timeout: 300_000 }, async () => {
     const url = await cluster.createDatabase('waits');
     const env = { PORTAL_DESK_DATABASE_URL: url };
-    const { dir, caseIds, clients } = labCaseFolder(1);
+    const { dir, caseIds, clients } = labCaseFolder(2);
     expect((await runCli(['enqueue', dir], { env })).code).toBe(0);
-    const desk = startDesk(['--approve', 'office', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--drain', '1'], env);
+    const desk = startDesk(['--approve', 'office', '--slots', '1', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--drain', '1'], env);
 
-    // The second console: once the approval is a row (watched with one query, not a CLI process every
-    // 300 ms while the desk fills the form), list it and approve it as another clerk.
+    // The second console: once both approvals are rows (watched with one query, not a CLI process every
+    // 300 ms while the desk fills the forms), list them and approve them as other clerks.
     const db = new URL(url).pathname.slice(1);
     const openWaits = async (): Promise<number> => {
       const [table] = await cluster.query<{ name: string | null }>(db, "SELECT to_regclass('office_waits')::text AS name");
       if (!table?.name) return 0;
       return (await cluster.query<{ n: number }>(db, 'SELECT count(*)::int AS n FROM office_waits WHERE answered_at IS NULL'))[0]!.n;
     };
-    for (let i = 0; i < 600 && (await openWaits()) === 0; i++) await sleep(300);
+    for (let i = 0; i < 600 && (await openWaits()) < 2; i++) await sleep(300);
     const r = await runCli(['waits', 'list', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);
-    const listed = JSON.parse(r.stdout) as { id: string; kind: string; runId: string; deskId: string; prompt: { element?: string } }[];
-    expect(listed, desk.stderr().slice(-3000)).toHaveLength(1);
-    const [wait] = listed;
-    expect(wait).toMatchObject({ kind: 'approval', prompt: { element: expect.stringMatching(/Submit/) } });
-    expect(wait!.deskId).toContain(`:${desk.pid}:`);
-    // Nothing was submitted while the run waited.
-    expect(lab.submissions({ clientId: clients[0] })).toHaveLength(0);
-    const approve = await runCli(['waits', 'approve', wait!.id, '--by', 'Anna Byrne (desk 2)'], { env });
+    const listed = JSON.parse(r.stdout) as { id: string; kind: string; runId: string; deskId: string; caseId: string; prompt: { element?: string } }[];
+    // Both runs wait at once at the one-slot desk: the first gave its slot up while it waited.
+    expect(listed, desk.stderr().slice(-3000)).toHaveLength(2);
+    for (const wait of listed) {
+      expect(wait).toMatchObject({ kind: 'approval', prompt: { element: expect.stringMatching(/Submit/) } });
+      expect(wait.deskId).toContain(`:${desk.pid}:`);
+    }
+    expect(listed.map((w) => w.caseId).sort()).toEqual([...caseIds].sort());
+    // Nothing was submitted while the runs waited.
+    for (const client of clients) expect(lab.submissions({ clientId: client })).toHaveLength(0);
+    const [first, second] = listed;
+    const approve = await runCli(['waits', 'approve', first!.id, '--by', 'Anna Byrne (desk 2)'], { env });
     expect(approve.code, approve.stderr).toBe(0);
     // Answered once: a second clerk's answer is refused.
-    expect((await runCli(['waits', 'deny', wait!.id, '--by', 'someone else'], { env })).code).toBe(1);
+    expect((await runCli(['waits', 'deny', first!.id, '--by', 'someone else'], { env })).code).toBe(1);
+    expect((await runCli(['waits', 'approve', second!.id, '--by', 'Ravi Menon (desk 3)'], { env })).code).toBe(0);
 
     const end = await desk.exited;
     expect(end.code, desk.stderr().slice(-3000)).toBe(0);
-    expect(lab.submissions({ clientId: clients[0] })).toHaveLength(1);
+    for (const client of clients) expect(lab.submissions({ clientId: client })).toHaveLength(1);
     const store = await openPgStore(url, { readOnly: true });
     try {
-      const run = (await store.listRuns()).find((r) => r.caseId === caseIds[0]);
-      expect(run?.status).toBe('done');
-      expect(run?.id).toBe(wait!.runId);
-      expect((await store.approvals(run!.id)).map((a) => [a.decision, a.by])).toEqual([['approve', 'Anna Byrne (desk 2)']]);
+      const runs = await store.listRuns();
+      for (const [wait, by] of [
+        [first!, 'Anna Byrne (desk 2)'],
+        [second!, 'Ravi Menon (desk 3)'],
+      ] as const) {
+        const run = runs.find((r) => r.caseId === wait.caseId);
+        expect(run?.status).toBe('done');
+        expect(run?.id).toBe(wait.runId);
+        expect((await store.approvals(run!.id)).map((a) => [a.decision, a.by])).toEqual([['approve', by]]);
+      }
     } finally {
       await store.close();
     }

@@ -33,7 +33,8 @@ from this desk's own vault. Ctrl-C stops taking cases; the case running finishes
                               answers (approvals and codes are rows in the office database: "portal-desk waits"),
                               and a bot check waits for a clerk at this desk to take the portal over (any desk
                               may decline it); all/none are for demos and tests
-  --slots N                   cases this desk runs at once (default 1, at most 8)
+  --slots N                   cases this desk works on at once (default 1, at most 8); a run waiting for
+                              the clerk holds no slot: the desk takes the next case meanwhile
   --lab-url URL               lab portals: the lab every desk shares (as "portal-desk lab" prints);
                               without it each desk starts a lab of its own
   --heartbeat SECONDS         how often this desk beats (default 2)
@@ -119,9 +120,12 @@ export async function workerCommand(args: string[]): Promise<number> {
     if (warning) log(warning);
     const deskName = officeDeskName();
     waits = approveChoice === 'office' ? await OfficeWaits.open(url) : undefined;
-    const terminalApprovals = new TerminalApprovals(approveMode, log);
-    const terminalInputs = new TerminalInputs(values['otp-command'], {});
-    const execute: CaseExecutor = async (caseFile: CaseFile, resume, onStart) => {
+    // Runs waiting for the clerk hold no slot, so the terminal may ask about two at once: each question names its case.
+    const names = new Map<string, string>();
+    const name = (runId: string) => names.get(runId);
+    const terminalApprovals = new TerminalApprovals(approveMode, log, name);
+    const terminalInputs = new TerminalInputs(values['otp-command'], {}, name);
+    const execute: CaseExecutor = async (caseFile: CaseFile, resume, { onStart, onStatus }) => {
       // Office waits name the desk holding the browser and the case they are for.
       const here = { id: worker?.deskId ?? deskName, name: deskName, clientId: caseFile.clientId, portal: caseFile.portal, caseId: caseFile.caseId };
       const approvals = waits ? waits.approvals(here) : terminalApprovals;
@@ -162,12 +166,14 @@ export async function workerCommand(args: string[]): Promise<number> {
           limits,
           runId: resume?.runId,
           onStart: (runId) => {
+            names.set(runId, `case ${caseFile.caseId}, client ${caseFile.clientId}`);
             onStart(runId);
             log(`[${caseFile.caseId}] run ${runId} ${resume ? 'resumed' : 'started'} at desk ${worker?.deskId ?? ''}`);
           },
           listener: {
             log: (line) => log(`[${caseFile.caseId}] ${line}`),
             step: (step) => formatStep(step).forEach((line) => log(`[${caseFile.caseId}] ${line}`)),
+            status: (status) => onStatus(status),
           },
         },
       );
