@@ -6,7 +6,9 @@ import { loadCaseFile } from '../../src/agent/case/case-files';
 import { compareSubmission } from '../../lab';
 import { openStore } from '../../src/store';
 import { REPO, runCli } from '../support/cli';
-import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
+import { breakpointPrefixes, labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
+import { minimumCacheableTokens } from '../../src/agent/decide/anthropic/cache-breakpoints';
+import { DEFAULT_MODEL } from '../../src/agent/decide/anthropic/config';
 
 const SHOPS_CASE = join(REPO, 'resources/cases/shops-renewal-anand-bakery.json');
 
@@ -57,7 +59,7 @@ describe('portal-desk run --model anthropic (the real SDK against a loopback Mes
 
   // One whole form through the CLI with --approve all (issue 27: no second form for what this one shows): done with
   // the number, the lab holding one submission equal to the case, the automatic approval on the Submit, the chain.
-  it('--approve all ends done with the application number, one submission equal to the case, tokens on every model step, and a cost estimate', async () => {
+  it('--approve all ends done with the application number, one submission equal to the case, tokens on every model step, every cache breakpoint over the default model\'s minimum, and a cost estimate', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'pd-run-')), 'runs.sqlite');
     const r = await runCli(['run', '--case', SHOPS_CASE, '--model', 'anthropic', '--approve', 'all', '--json', '--db', db], {
       env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: api.url },
@@ -75,6 +77,8 @@ describe('portal-desk run --model anthropic (the real SDK against a loopback Mes
     expect(summary.usage.inputTokens).toBeGreaterThan(0);
     expect(summary.usage.cacheReadTokens).toBeGreaterThan(0);
     expect(summary.usage.costUsd).toBeGreaterThan(0);
+    // The default model's cache: every breakpoint over its minimum (claude-cost.test.ts measures the other forms and models).
+    for (const request of api.requests) for (const prefix of breakpointPrefixes(request.body)) expect(prefix).toBeGreaterThanOrEqual(minimumCacheableTokens(DEFAULT_MODEL));
     expect(r.stderr).toMatch(/APPROVED AUTOMATICALLY \(--approve all/);
     // The step's header, then its lines (the commit gate's record of the request the click sent, its one card, among them).
     expect(r.stderr).toMatch(/#\d+ .*\n(?:.*\n)*?.*click button "Submit/);

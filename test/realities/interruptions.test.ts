@@ -4,6 +4,7 @@ import { createObserver } from '../../src/agent/observe/observer';
 import { findInterruption } from '../../src/agent/portal/interruption';
 import { compareSubmission } from '../../lab';
 import { EngineBench, RecordingApprovals } from '../support/engine';
+import { FULL_SWEEPS } from '../support/tiers';
 
 /** Cookie banners and survey dialogs over the portal: code declines them, the model is never asked. */
 
@@ -34,7 +35,9 @@ describe('findInterruption', () => {
 });
 
 describe('a lab run with a cookie banner and a survey pop-up (rules planner)', () => {
-  it.each(['original', 'redesigned'] as const)('on the %s layout, code declines both and the run submits once with only the final approval', async (layout) => {
+  // The original layout in the full sweeps only: per commit, the lab suite's quick sample runs each overlay on every
+  // portal's original layout, held to the final approval alone (test/e2e/lab-cases.test.ts); this row adds the step log.
+  it.each(FULL_SWEEPS ? (['original', 'redesigned'] as const) : (['redesigned'] as const))('on the %s layout, code declines both and the run submits once with only the final approval', async (layout) => {
     const base = bench.caseFile('power-name-change-fernandes.json');
     const caseFile = { ...base, clientId: `${base.clientId}-overlays-${layout}` };
     const approvals = new RecordingApprovals();

@@ -108,7 +108,9 @@ describe('a route learned from shops-renewal-anand-bakery.json (one learning run
   }, 180_000);
 
   describe('a route run and the guard', () => {
-    it('the route’s submit is gated like a planner’s: a denying clerk ends the run with nothing submitted, and that is not the route’s failure', async () => {
+    // Full sweeps only: per commit, the first test shows the route's submit asked about like a planner's ('risky-control'), and
+    // the press-Enter test below a route action denied, the run ended by the denial, nothing sent and no failure counted to the route.
+    it.skipIf(!FULL_SWEEPS)('the route’s submit is gated like a planner’s: a denying clerk ends the run with nothing submitted, and that is not the route’s failure', async () => {
       await restore();
       const clerk = new DenyingClerk();
       const run = await routeRun(bench, bench.caseFile(FOLLOW), routes, { approvals: clerk });
@@ -131,17 +133,25 @@ describe('a route learned from shops-renewal-anand-bakery.json (one learning run
       const clerk = new DenyingClerk();
       const run = await routeRun(bench, bench.caseFile(FOLLOW), routes, { approvals: clerk });
       expect(run.status).toBe('failed');
+      expect(run.reason).toMatch(/^Denied by/);
       expect(run.submissions).toBe(0);
+      expect(run.plannerCalls).toBe(0);
+      // The clerk's denial is not the route's failure.
+      expect((await routes.getRoute(SHOPS.portal, SHOPS.task))?.failures).toBe(0);
       const press = run.records.flatMap((s) => s.actions.map((a) => ({ a, source: s.source }))).find(({ a }) => a.action.type === 'press');
       expect(press).toMatchObject({ source: 'route', a: { verdict: { verdict: 'needs_approval', rule: 'risky-control' }, approval: { decision: 'deny' }, outcome: { status: 'denied' } } });
       expect(bench.lab.attackRecords().portalPosts.filter((p) => p.clientId === 'meera-kulkarni' && p.path.includes('submit'))).toEqual([]);
     }, 180_000);
 
     type CheckStep = Extract<Route['steps'][number]['actions'][number], { type: 'check' }>;
-    it.each([
-      ['a tick with its field dropped', (bound: CheckStep) => ({ type: 'check' as const, control: bound.control, checked: true }), /sets .* by itself, and case field "correspondence_same_as_business" answers it/],
-      ['a click on the box', (bound: CheckStep) => ({ type: 'click' as const, control: bound.control }), /clicks .*, a box: a route sets a box only by ticking it for this case/],
-    ])('a route edited to set the same-as box against the case (%s) is not followed on that page: the planner decides it and the submission is the case', async (_, edit, why) => {
+    // The click on the box runs in the full sweeps only: per commit it is refused by the same resolveStep as the tick
+    // (test/agent/route/route-model.test.ts, "a click on a box"), and the tick's run shows what such a refusal does to a run.
+    type BoxEdit = [string, (bound: CheckStep) => Route['steps'][number]['actions'][number], RegExp];
+    const boxEdits: BoxEdit[] = [
+      ['a tick with its field dropped', (bound) => ({ type: 'check', control: bound.control, checked: true }), /sets .* by itself, and case field "correspondence_same_as_business" answers it/],
+      ['a click on the box', (bound) => ({ type: 'click', control: bound.control }), /clicks .*, a box: a route sets a box only by ticking it for this case/],
+    ];
+    it.each(FULL_SWEEPS ? boxEdits : boxEdits.slice(0, 1))('a route edited to set the same-as box against the case (%s) is not followed on that page: the planner decides it and the submission is the case', async (_, edit, why) => {
       // Route data that types no value and presses nothing risky, yet answers a case field for the
       // client: the guard judges a tick without a field only for declaration and risky words, and a
       // click on a box only for risky words. Before the route refused a field-less tick, the run

@@ -1,20 +1,47 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../../src/agent/decide/anthropic/conversation';
 import { pageBlock, renderObservation, reviewPage, textToSay, untrustedBlock } from '../../../src/agent/decide/anthropic/page-block';
+import { openStore } from '../../../src/store';
+import type { StepRecord } from '../../../src/shared/run';
 import { EngineBench, RecordingApprovals } from '../../support/engine';
+import { recordedShopsRun } from '../../support/recorded-run';
 
 /**
  * The lab's real "Check your answers" pages, as the model reads them: each review row once
- * (label: value), no "Change" link per row. Reached by the rules planner with a clerk who denies
- * the submit (so nothing is submitted); the page is the one read of the denied step.
+ * (label: value), no "Change" link per row. Reached by the rules planner; the page is the one read
+ * of the step whose submit the clerk was asked about.
  */
-const CASES = ['shops-renewal-anand-bakery.json', 'tax-return-deccan-software-aug-2026.json', 'power-name-change-deshpande.json'];
+const SHOPS_RECORDED = 'shops-renewal-anand-bakery.json';
+const CASES = [SHOPS_RECORDED, 'tax-return-deccan-software-aug-2026.json', 'power-name-change-deshpande.json'];
 
 let bench: EngineBench;
 beforeAll(async () => {
   bench = await new EngineBench().start();
 }, 60_000);
 afterAll(() => bench?.stop());
+
+/**
+ * The steps of a run of `file` on `layout` up to its review page. The shops case on the original layout is the run
+ * several files read (recorded once per vitest run: test/support/recorded-run.ts; its clerk approved the submit);
+ * the others are run here, the clerk denying the submit, so nothing is submitted.
+ */
+async function stepsTo(file: string, layout: 'original' | 'redesigned'): Promise<StepRecord[]> {
+  if (file === SHOPS_RECORDED && layout === 'original') {
+    const recorded = await recordedShopsRun(bench);
+    const store = openStore(recorded.db);
+    try {
+      return await store.listSteps(recorded.runId);
+    } finally {
+      store.close();
+    }
+  }
+  const caseFile = bench.caseFile(file);
+  // The recorded run may have submitted this client's case on this bench's lab: nothing more is submitted now.
+  const before = bench.lab.submissions({ clientId: caseFile.clientId }).length;
+  const run = await bench.run(caseFile, { variant: { layout }, approvals: new RecordingApprovals('deny') });
+  expect(bench.lab.submissions({ clientId: caseFile.clientId })).toHaveLength(before);
+  return run.store.listSteps(run.runId);
+}
 
 describe('the lab review pages, said once', () => {
   it('three portals in the original layout, shops in the redesigned: every case value still said, per-row Change links gone, tokens measured', async () => {
@@ -23,9 +50,7 @@ describe('the lab review pages, said once', () => {
       // The redesigned layout has one Change link per section, not per row: one portal shows it is left as it was.
       for (const layout of file.startsWith('shops') ? (['original', 'redesigned'] as const) : (['original'] as const)) {
         const caseFile = bench.caseFile(file);
-        const run = await bench.run(caseFile, { variant: { layout }, approvals: new RecordingApprovals('deny') });
-        expect(bench.lab.submissions({ clientId: caseFile.clientId })).toHaveLength(0);
-        const steps = await run.store.listSteps(run.runId);
+        const steps = await stepsTo(file, layout);
         const review = [...steps].reverse().find((s) => s.actions.some((a) => a.verdict.verdict === 'needs_approval'))?.observation;
         expect(review?.url, `${file} ${layout}`).toMatch(/\/apply\/review$/);
         const now = pageBlock(review!);
