@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareSubmission } from '../../lab';
 import type { RunStatus } from '../../src/shared/run';
+import { FULL_SWEEPS } from '../support/tiers';
 import { caseFrom, occurrences, RealityBench, ScriptedInputs, stepsIntact } from './support';
 
 /**
  * One-time codes: the run waits in awaiting_input (kind otp), the clerk's code is typed by code,
- * the step log shows it masked, and it never reaches the model or the store.
+ * the step log shows it masked, and it never reaches the model or the store. Full sweeps only
+ * (issue 27): per commit, test/realities/secrets-scan.test.ts checks the same on its two code runs
+ * (at sign-in on the tax portal with the Claude planner, before submit on shops, through the CLI and `--otp-command`).
  */
-describe('one-time codes at sign-in and before submit', () => {
+describe.skipIf(!FULL_SWEEPS)('one-time codes at sign-in and before submit', () => {
   const bench = new RealityBench();
   beforeAll(() => bench.start(), 120_000);
   afterAll(() => bench.stop());

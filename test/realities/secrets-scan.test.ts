@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { labAccount, startLab, type Lab } from '../../lab';
+import { compareSubmission, labAccount, startLab, type Lab } from '../../lab';
 import { openStore } from '../../src/store';
 import { runCli } from '../support/cli';
 import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
@@ -11,7 +11,10 @@ import { caseFrom, filesUnder, occurrences, tempDir, writeCase } from './support
  * Passwords and one-time codes never leave the browser's input fields: a scan of the store
  * file (raw bytes, -wal and -shm included, read while runs write), the data folder, the kept
  * receipts, the CLI's stdout and stderr, every exported run and every model request finds
- * none of them. Logins come from the vault (`portal-desk vault set`), ahead of the lab's.
+ * none of them. Logins come from the vault (`portal-desk vault set`), ahead of the lab's. The two
+ * runs with one-time codes (at sign-in, and before submit) are also the per-commit check of the
+ * code's path: one wait for the clerk, the code typed by code, masked in the step log, in its
+ * place in the flow, and a submission equal to the case (issue 27: otp.test.ts ran two more forms for it).
  */
 describe('no secret anywhere (real CLI processes, loopback Messages API)', () => {
   let lab: Lab;
@@ -114,6 +117,24 @@ fetch('http://127.0.0.1:' + port + '/api/otp/' + client, { headers: { 'x-lab-tok
 
     const store = openStore(db);
     const exports = await Promise.all(runIds.map(async (id) => JSON.stringify(await store.exportRun(id))));
+    // The one-time codes in the step log: each run waited for the clerk's code once, code typed it (no model turn), and the
+    // step shows it masked; at sign-in it comes before the form, before submit after the Submit click. Each submission is the case.
+    for (const [r, caseFile, otp] of [
+      [a, signIn, 'signin'],
+      [b, submit, 'submit'],
+    ] as const) {
+      expect(r.stderr, otp).toContain('== awaiting_input: Waiting for you: type the one-time code');
+      const steps = await store.listSteps((JSON.parse(r.stdout) as { runId: string }).runId);
+      const otpSteps = steps.filter((s) => s.events.some((e) => e.type === 'otp'));
+      expect(otpSteps, otp).toHaveLength(1);
+      expect(otpSteps[0]!.model, otp).toBeNull();
+      expect(otpSteps[0]!.events.find((e) => e.type === 'otp')!.message).toMatch(/The clerk gave the one-time code •{4,}; code typed it into the portal/);
+      const submitStep = steps.findIndex((s) => s.actions.some((a) => a.element?.includes('Submit')));
+      expect(otp === 'signin' ? steps.indexOf(otpSteps[0]!) < submitStep : steps.indexOf(otpSteps[0]!) > submitStep, otp).toBe(true);
+      const submissions = lab.submissions({ clientId: caseFile.clientId });
+      expect(submissions, otp).toHaveLength(1);
+      expect(compareSubmission(caseFile.fields, submissions[0]!.fields), otp).toEqual([]);
+    }
     store.close();
     expect(exports).toHaveLength(3);
 
