@@ -123,7 +123,7 @@ interface WaitRow {
 }
 
 export class OfficeWaits {
-  private listener: pg.Client | undefined;
+  private listener: Promise<pg.Client> | undefined;
   private readonly waiting = new Map<string, () => void>();
 
   private constructor(
@@ -153,7 +153,7 @@ export class OfficeWaits {
 
   async close(): Promise<void> {
     for (const wake of this.waiting.values()) wake();
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.then((client) => client.end()).catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
 
@@ -221,17 +221,26 @@ export class OfficeWaits {
     }
   }
 
-  private async listen(): Promise<void> {
-    if (this.listener) return;
-    const client = new pg.Client({ connectionString: this.url });
-    client.on('error', () => undefined);
-    client.on('notification', (n) => {
-      const [what, id] = (n.payload ?? '').split(' ');
-      if (what === 'answered' && id) this.waiting.get(id)?.();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${WAITS_CHANNEL}`);
-    this.listener = client;
+  /** One LISTEN connection for all of this desk's waits (two runs may start waiting at once: they share it). */
+  private listen(): Promise<pg.Client> {
+    this.listener ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url });
+      client.on('error', () => undefined);
+      client.on('notification', (n) => {
+        const [what, id] = (n.payload ?? '').split(' ');
+        if (what === 'answered' && id) this.waiting.get(id)?.();
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${WAITS_CHANNEL}`);
+      } catch (err) {
+        await client.end().catch(() => undefined);
+        this.listener = undefined;
+        throw err;
+      }
+      return client;
+    })();
+    return this.listener;
   }
 
   // ---- Any clerk at any desk ----------------------------------------------------------------

@@ -6,6 +6,13 @@ const CLERK_WAITS: ReadonlySet<RunStatus> = new Set(['awaiting_approval', 'await
 /** Runs open at once, working or waiting for the clerk, as a multiple of the working places (each holds a browser page). */
 const OPEN_PER_PLACE = 3;
 
+/**
+ * How long a run waits for the clerk before its place goes to the next case: an answer that comes at
+ * once (an automatic approval, `--approve all`) frees nothing, so the queue does not start a case
+ * for every blink of a wait (and a route being learned by the run about to finish is there for the next).
+ */
+const GIVE_UP_AFTER_MS = 500;
+
 /** One run's hold on a working place. */
 export interface PlaceHold {
   /** The run's status changed: a run waiting for the clerk gives its place up, and takes it back when answered. */
@@ -16,7 +23,7 @@ export interface PlaceHold {
 
 /**
  * The working places of a queue (a batch, a console's queue, an office desk): at most `places`
- * runs work at once, and a run waiting for the clerk holds no place, so the next case starts
+ * runs work at once, and a run waiting for the clerk (past `GIVE_UP_AFTER_MS`) holds no place, so the next case starts
  * meanwhile and a clerk away does not stall the queue. Answered, the run takes its place back at
  * once (for a moment more than `places` may work) and no new run starts until the count is under
  * `places` again. At most `places × OPEN_PER_PLACE` runs are open at once, waiting ones included.
@@ -42,19 +49,38 @@ export class WorkPlaces {
   take(): PlaceHold {
     this.open++;
     this.working++;
+    /** The place was given up for a wait that lasted. */
     let waiting = false;
     let released = false;
+    let giving: NodeJS.Timeout | undefined;
+    const stopGiving = (): void => {
+      clearTimeout(giving);
+      giving = undefined;
+    };
     return {
       status: (status) => {
-        const waits = CLERK_WAITS.has(status);
-        if (released || waits === waiting) return;
-        waiting = waits;
-        this.working += waits ? -1 : 1;
-        if (waits) this.changed();
+        if (released) return;
+        if (CLERK_WAITS.has(status)) {
+          if (waiting || giving) return;
+          giving = setTimeout(() => {
+            giving = undefined;
+            if (released || waiting) return;
+            waiting = true;
+            this.working--;
+            this.changed();
+          }, GIVE_UP_AFTER_MS);
+          giving.unref();
+          return;
+        }
+        stopGiving();
+        if (!waiting) return;
+        waiting = false;
+        this.working++;
       },
       release: () => {
         if (released) return;
         released = true;
+        stopGiving();
         this.open--;
         if (!waiting) this.working--;
         this.changed();

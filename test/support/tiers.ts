@@ -59,6 +59,7 @@ export const TIERS = {
   'test/lab/compare.test.ts',
   'test/lab/resources.test.ts',
   'test/realities/applications-list.test.ts',
+  'test/service/work-places.test.ts',
   'test/shell/console-policy.test.ts',
   'test/shell/portal-input-lock.test.ts',
   'test/shell/portal-policy.test.ts',
