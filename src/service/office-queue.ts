@@ -27,8 +27,14 @@ import { WorkPlaces, type PlaceHold } from './work-places';
 const CASE_QUEUE = 'portal-desk-cases';
 /** Recurring cases: one pg-boss schedule (and queue) per case, forwarded to CASE_QUEUE when it fires. */
 const MONTHLY_PREFIX = 'portal-desk-monthly-';
-/** First key of the advisory locks (the second is the hash of `clientId/portal`). */
+/** First key of the client locks (the second is the hash of `clientId/portal`). */
 const LOCK_SPACE = 19;
+/** First key of the office tables' schema locks (the queue's desk tables 0, the waits board 1): apart from the client locks, so no client's hash can meet one. */
+export const SCHEMA_LOCK_SPACE = 18;
+/** How long a case waits before it is tried again when this desk itself holds its client (a run of it waits for the clerk). */
+const HELD_HERE_DEFER_SECONDS = 5;
+/** How long opening a case's lock connection may take before the case goes back to the queue. */
+const LOCK_CONNECT_MS = 10_000;
 
 interface CaseJob {
   caseFile: CaseFile;
@@ -116,7 +122,7 @@ export class OfficeQueue {
       const c = await pool.connect();
       try {
         await c.query('BEGIN');
-        await c.query('SELECT pg_advisory_xact_lock($1, 0)', [LOCK_SPACE]);
+        await c.query('SELECT pg_advisory_xact_lock($1, 0)', [SCHEMA_LOCK_SPACE]);
         await c.query(DESK_TABLES);
         await c.query('COMMIT');
       } catch (err) {
@@ -224,6 +230,13 @@ interface OfficeWorkerOptions {
   log?: (line: string) => void;
 }
 
+/** A case this desk holds, as its beat names it. */
+interface BusyCase {
+  jobId: string;
+  caseId: string;
+  runId?: string;
+}
+
 /** What one handled job came to. */
 interface JobOutcome {
   jobId: string;
@@ -244,7 +257,9 @@ export class OfficeWorker {
   private stopping = false;
   private beat: NodeJS.Timeout | undefined;
   /** The cases this desk holds (working or waiting for the clerk), by job id: its beat names them. */
-  private readonly busy = new Map<string, { jobId: string; caseId: string; runId?: string }>();
+  private readonly busy = new Map<string, BusyCase>();
+  /** The clients (`clientId/portal`) whose lock this desk holds. */
+  private readonly heldKeys = new Set<string>();
   private readonly log: (line: string) => void;
 
   constructor(private readonly o: OfficeWorkerOptions) {
@@ -284,10 +299,20 @@ export class OfficeWorker {
           continue;
         }
         const place = places.take();
-        const work: Promise<void> = this.handle(job, place)
+        const taken = job;
+        const work: Promise<void> = this.handle(taken, place)
+          .catch(async (err: unknown): Promise<JobOutcome> => {
+            // The database failed the desk before the run started (the claim, the lock, the queue): the job goes back.
+            const reason = errorText(err);
+            this.log(`desk ${this.deskId}: job ${taken.id} could not be taken (${reason}); it goes back to the queue`);
+            await this.o.queue.boss.fail(CASE_QUEUE, taken.id, { error: reason }).catch(() => undefined);
+            return { jobId: taken.id, caseId: '?', outcome: 'retry', reason };
+          })
           .then((outcome) => {
+            // A deferral is not kept: a client held here for a long wait would add one every few seconds.
+            if (outcome.outcome === 'deferred') return;
             this.outcomes.push(outcome);
-            if (outcome.outcome !== 'deferred') idleSince = Date.now();
+            idleSince = Date.now();
           })
           .finally(() => {
             held.delete(work);
@@ -302,7 +327,7 @@ export class OfficeWorker {
     }
   }
 
-  /** Takes no new case; cases running finish first. */
+  /** Takes no new case; the cases it holds finish first (runs waiting for the clerk included, until answered or their wait runs out). */
   stop(): void {
     this.stopping = true;
   }
@@ -322,31 +347,50 @@ export class OfficeWorker {
     }
     const caseFile = parsed.data;
     const key = slotKey(caseFile);
-    const lock = new pg.Client({ connectionString: this.o.url, application_name: `portal-desk desk ${this.deskId} case ${caseFile.caseId}`.slice(0, 63) });
-    lock.on('error', () => undefined);
+    // A run of this client waits for the clerk here: the case waits longer, without a connection tried for it.
+    if (this.heldKeys.has(key)) return this.defer(job, caseFile, key, HELD_HERE_DEFER_SECONDS, `client ${key} is held at this desk`);
+    // Listed in this desk's beat from now: were the desk to die, another hands the job back at once.
+    const busy: BusyCase = { jobId: job.id, caseId: caseFile.caseId };
+    this.busy.set(job.id, busy);
     try {
-      await lock.connect();
-    } catch (err) {
-      // No connection for the lock: the case goes back to the queue untouched.
-      await this.o.queue.boss.fail(CASE_QUEUE, job.id, { error: `no connection for the client's lock: ${errorText(err)}` }).catch(() => undefined);
-      return { jobId: job.id, caseId: caseFile.caseId, outcome: 'retry', reason: errorText(err) };
-    }
-    try {
-      const got = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_SPACE, key]);
-      if (!got.rows[0]?.ok) {
-        // Another run holds this client on this portal: the case waits its turn, as a new job.
-        await this.o.queue.boss.send(CASE_QUEUE, job.data, { singletonKey: key, startAfter: this.o.deferSeconds ?? 2 });
-        await this.o.queue.boss.complete(CASE_QUEUE, job.id, { deferred: `client ${key} is busy` });
-        return { jobId: job.id, caseId: caseFile.caseId, outcome: 'deferred' };
+      const lock = new pg.Client({ connectionString: this.o.url, connectionTimeoutMillis: LOCK_CONNECT_MS, application_name: `portal-desk desk ${this.deskId} case ${caseFile.caseId}`.slice(0, 63) });
+      lock.on('error', () => undefined);
+      try {
+        await lock.connect();
+      } catch (err) {
+        // No connection for the lock: the case waits its turn again, untouched (its retries are for runs that broke).
+        await lock.end().catch(() => undefined);
+        this.log(`desk ${this.deskId}: no connection for the lock of ${key} (${errorText(err)}); the case goes back to the queue`);
+        await sleep(2000);
+        return this.defer(job, caseFile, key, this.o.deferSeconds ?? 2, `no connection for the client's lock: ${errorText(err)}`);
       }
-      return await this.holding(job, caseFile, key, place);
+      try {
+        const got = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_SPACE, key]);
+        // Another desk holds this client on this portal: the case waits its turn.
+        if (!got.rows[0]?.ok) return this.defer(job, caseFile, key, this.o.deferSeconds ?? 2, `client ${key} is busy at another desk`);
+        this.heldKeys.add(key);
+        try {
+          return await this.holding(job, caseFile, key, place, busy);
+        } finally {
+          this.heldKeys.delete(key);
+        }
+      } finally {
+        await lock.end().catch(() => undefined);
+      }
     } finally {
-      await lock.end().catch(() => undefined);
+      this.busy.delete(job.id);
     }
   }
 
+  /** The case back on the queue as a new job, to be tried after `seconds`; this job done. */
+  private async defer(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, key: string, seconds: number, why: string): Promise<JobOutcome> {
+    await this.o.queue.boss.send(CASE_QUEUE, job.data, { singletonKey: key, startAfter: seconds });
+    await this.o.queue.boss.complete(CASE_QUEUE, job.id, { deferred: why });
+    return { jobId: job.id, caseId: caseFile.caseId, outcome: 'deferred' };
+  }
+
   /** The case, while this desk holds its client's lock: claimed, run (or resumed), released. */
-  private async holding(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, key: string, place: PlaceHold): Promise<JobOutcome> {
+  private async holding(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, key: string, place: PlaceHold, busy: BusyCase): Promise<JobOutcome> {
     const pool = this.o.queue.connections;
     const claim = await pool.query<{ seq: string }>('INSERT INTO office_claims (desk_id, host, pid, slot_key, case_id, job_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq', [
       this.deskId,
@@ -356,8 +400,6 @@ export class OfficeWorker {
       caseFile.caseId,
       job.id,
     ]);
-    const busy: { jobId: string; caseId: string; runId?: string } = { jobId: job.id, caseId: caseFile.caseId };
-    this.busy.set(job.id, busy);
     await this.heartbeat().catch(() => undefined);
     let result: JobOutcome;
     try {
@@ -367,15 +409,14 @@ export class OfficeWorker {
       this.log(`[${caseFile.caseId}] broke at this desk (${reason}); its job goes back to the queue`);
       await this.o.queue.boss.fail(CASE_QUEUE, job.id, { error: reason }).catch(() => undefined);
       result = { jobId: job.id, caseId: caseFile.caseId, outcome: 'retry', reason, runId: busy.runId };
-    } finally {
-      this.busy.delete(job.id);
     }
+    this.busy.delete(job.id);
     await pool.query('UPDATE office_claims SET released_at = clock_timestamp(), run_id = $2, outcome = $3 WHERE seq = $1', [claim.rows[0]!.seq, result.runId ?? null, result.outcome]).catch(() => undefined);
     await this.heartbeat().catch(() => undefined);
     return result;
   }
 
-  private async runCase(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, busy: { runId?: string }, place: PlaceHold): Promise<JobOutcome> {
+  private async runCase(job: PgBoss.Job<CaseJob>, caseFile: CaseFile, busy: BusyCase, place: PlaceHold): Promise<JobOutcome> {
     const latest = await this.o.store.latestRunOf(caseFile);
     const base = { jobId: job.id, caseId: caseFile.caseId };
     if (latest && latest.status === 'done') {

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { resilientPool } from '../store';
+import { SCHEMA_LOCK_SPACE } from './office-queue';
 import { ApprovalDecision, TakeOverEnd, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource, type TakeOverDesk, type TakeOverRequest } from '../shared/clerk';
 import type { CarriedValue } from '../shared/control-submission';
 
@@ -138,7 +139,10 @@ export class OfficeWaits {
     const c = await pool.connect();
     try {
       await c.query('BEGIN');
-      await c.query('SELECT pg_advisory_xact_lock(19, 1)');
+      // The board's tables are made or widened under a lock of their own; a session that holds the table longer than this
+      // (a clerk's open psql transaction) makes the open fail in one line rather than wait without end.
+      await c.query("SET LOCAL lock_timeout = '10s'");
+      await c.query('SELECT pg_advisory_xact_lock($1, 1)', [SCHEMA_LOCK_SPACE]);
       await c.query(TABLE);
       await c.query('COMMIT');
     } catch (err) {

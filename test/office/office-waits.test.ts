@@ -30,6 +30,9 @@ describe.skipIf(!postgresBin())('human waits in the office database', () => {
     const env = { PORTAL_DESK_DATABASE_URL: url };
     const { dir, caseIds, clients } = labCaseFolder(2);
     expect((await runCli(['enqueue', dir], { env })).code).toBe(0);
+    // Enqueued twice: while a run of a client waits at this desk, the second copy of its case waits its turn (the desk
+    // holds the client), then finds the case done and does not run it again.
+    expect((await runCli(['enqueue', dir], { env })).code).toBe(0);
     const desk = startDesk(['--approve', 'office', '--slots', '1', '--lab-url', `http://127.0.0.1:${lab.port}`, '--heartbeat', '1', '--drain', '1'], env);
 
     // The second console: once both approvals are rows (watched with one query, not a CLI process every
@@ -65,9 +68,21 @@ describe.skipIf(!postgresBin())('human waits in the office database', () => {
     const end = await desk.exited;
     expect(end.code, desk.stderr().slice(-3000)).toBe(0);
     for (const client of clients) expect(lab.submissions({ clientId: client })).toHaveLength(1);
+    // One client at a time: no two claims of a client overlap, and the second copy of each case was claimed only after
+    // the first was released (it found the case done: two runs in all).
+    const claims = await cluster.query<{ slot_key: string; claimed_at: Date; released_at: Date | null; outcome: string | null }>(
+      db,
+      'SELECT slot_key, claimed_at, released_at, outcome FROM office_claims ORDER BY slot_key, claimed_at',
+    );
+    for (const client of clients) {
+      const mine = claims.filter((c) => c.slot_key.startsWith(`${client}/`));
+      expect(mine.map((c) => c.outcome), client).toEqual(['done', 'already-done']);
+      expect(mine[1]!.claimed_at.getTime(), client).toBeGreaterThanOrEqual(mine[0]!.released_at!.getTime());
+    }
     const store = await openPgStore(url, { readOnly: true });
     try {
       const runs = await store.listRuns();
+      expect(runs).toHaveLength(2);
       for (const [wait, by] of [
         [first!, 'Anna Byrne (desk 2)'],
         [second!, 'Ravi Menon (desk 3)'],

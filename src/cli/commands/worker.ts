@@ -26,7 +26,8 @@ across every desk), runs it and records it in the office store, and beats every 
 a desk stops (killed, crashed, switched off), its case goes back to the queue once its beat is
 stale, and the next desk resumes the run from the office store (sign in again, reopen the draft,
 check the applications list before any second submit). Needs PORTAL_DESK_DATABASE_URL. Logins come
-from this desk's own vault. Ctrl-C stops taking cases; the case running finishes first.
+from this desk's own vault. Ctrl-C stops taking cases; the cases the desk holds finish first (a run
+waiting for the clerk too, until it is answered or its wait runs out).
 
   --model rules|anthropic     planner (default rules)
   --approve ask|office|all|none  gated actions: ask on this terminal (default); office: any clerk of the office
@@ -109,7 +110,7 @@ export async function workerCommand(args: string[]): Promise<number> {
   const onSignal = () => {
     signals += 1;
     if (signals > 1) process.exit(EXIT.notDone);
-    log('worker: stopping: no new case is taken; the one running finishes (Ctrl-C again to stop now)');
+    log('worker: stopping: no new case is taken; the cases this desk holds finish, those waiting for a clerk once answered (Ctrl-C again to stop now)');
     worker?.stop();
   };
   process.on('SIGINT', onSignal);
@@ -177,6 +178,7 @@ export async function workerCommand(args: string[]): Promise<number> {
           },
         },
       );
+      names.delete(finished.runId);
       log(`[${caseFile.caseId}] ${finished.status === 'done' ? `DONE: ${finished.reason}` : `NOT DONE (${finished.status}): ${finished.reason}`}`);
       return { runId: finished.runId, status: finished.status, reason: finished.reason, applicationNumber: finished.applicationNumber };
     };
