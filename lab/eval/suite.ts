@@ -10,6 +10,8 @@ export interface EvalOptions {
    * (what `npm test` runs); a suite without one runs its CI subset. Never together with `full`.
    */
   quick?: boolean;
+  /** The lab portals over https (`startLab({ tls: true })`: a certificate authority made at lab start, trusted by the run's browser); the lab and routes suites take it. */
+  https?: boolean;
   concurrency: number;
   /** Progress lines (stderr). */
   log: (line: string) => void;

@@ -29,8 +29,8 @@ export interface PermitsPortal {
    * answer 503 Service Unavailable (nothing is stored), then it answers again. `outage(0)` ends an outage now.
    */
   outage(ms: number): void;
-  /** Pages answered 503 during outages. */
-  outageAnswers(): number;
+  /** The page requests answered 503 during outages, in order (`POST /apply/submit`). */
+  outageAnswers(): readonly string[];
   /** Puts an attack page of `lab/permits/attacks.ts` on the portal (null: none), for every session from now on. */
   attack(id: string | null): void;
   /** Requests that reached this server for a host that is not one of the portal's (what an attack suite counts as landed). */
@@ -97,7 +97,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
   };
   let downUntil = 0;
   let pendingOutageMs = 0;
-  let outageAnswers = 0;
+  const outageAnswers: string[] = [];
   const foreign: { host: string; method: string; path: string; body: string; at: string }[] = [];
   let port = 0;
   const permitsOrigin = () => `http://${PERMITS_HOST}:${port}`;
@@ -136,7 +136,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
       pendingOutageMs = 0;
     }
     if (pageRequest && Date.now() < downUntil) {
-      outageAnswers += 1;
+      outageAnswers.push(`${req.method ?? 'GET'} ${url.pathname}`);
       return send(res, 503, page('503 Service Unavailable', '<p>The service is temporarily unavailable. Try again later.</p>'));
     }
     const session = sessionOf(req, res);
@@ -256,7 +256,7 @@ export async function startPermitsPortal(options: { host?: string } = {}): Promi
       // 0 ends an outage now (a fault suite's injected wait), as well as arming none.
       if (ms === 0) downUntil = 0;
     },
-    outageAnswers: () => outageAnswers,
+    outageAnswers: () => [...outageAnswers],
     attack: (id) => {
       attack = id === null ? undefined : findPermitsAttack(id);
       if (id !== null && !attack) throw new Error(`No permits attack "${id}"`);

@@ -9,4 +9,8 @@ describe('portal-desk eval options', () => {
     await expect(evalCommand(['--suite', 'lab', '--full', '--quick'])).rejects.toThrow(/--full and --quick/);
     await expect(evalCommand(['--suite', 'labs', '--quick'])).rejects.toThrow(/--suite must be one of .*lab.*\(got "labs"\)/);
   });
+
+  it('refuses --https for a suite other than the lab and routes suites (only their portals have an https lab)', async () => {
+    await expect(evalCommand(['--suite', 'faults', '--https'])).rejects.toThrow(/--https is for the lab and routes suites only \(got --suite faults\)/);
+  });
 });

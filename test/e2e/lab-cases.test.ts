@@ -100,3 +100,19 @@ describe(`eval --suite lab ${FULL_SWEEPS ? '--full' : '--quick'} (rules planner)
     expect([report.summary.model_calls, report.summary.tokens_in, report.summary.tokens_out]).toEqual([0, 0, 0]);
   });
 });
+
+// The lab over https (issue 26): the quick sample with every portal page, form post and submission over TLS, the
+// browser trusting the lab's own certificate authority. Full sweeps only: per commit, test/lab/https-lab.test.ts runs
+// a form over https and the https-only routes (a worker's POST, a beacon) into the egress lock; `eval --suite lab
+// --https` runs the CI subset (63 runs) for a release.
+describe.skipIf(!FULL_SWEEPS)('eval --suite lab --quick --https (rules planner)', () => {
+  it('completes every run over https, each form submitted once with only the final approval', { timeout: 1_800_000, retry: 0 }, async () => {
+    const log: string[] = [];
+    const report = await labSuite.run({ model: 'rules', full: false, quick: true, https: true, concurrency: 3, log: (line) => log.push(line) });
+    expect(report.results.filter((r) => !r.pass).map((r) => `${r.id}: ${r.detail}`), log.join('\n')).toEqual([]);
+    expect(report.results).toHaveLength(labMatrix(cases, 'quick').length);
+    expect(log.some((line) => /the lab over https/.test(line))).toBe(true);
+    expect(report.results.filter((r) => r.metrics.submissions !== 1 || r.metrics.approvals_asked !== 1).map((r) => r.id)).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+});

@@ -113,15 +113,15 @@ export async function runRouteVariant(options: RouteVariantOptions): Promise<Pic
   const perPortal = options.full ? CASES_PER_PORTAL.full : CASES_PER_PORTAL.subset;
   // Group i holds the i-th plain case of each portal; each group runs in a store of its own.
   const groups: LabCase[][] = Array.from({ length: perPortal }, (_, i) => portals.map((p) => plain.filter((c) => c.caseFile.portal === p)[i]).filter((c): c is LabCase => c !== undefined));
-  options.log(`lab suite, route variant: ${groups.flat().length} case(s) × ${ROUNDS.join(', ')}, model ${model}`);
+  options.log(`lab suite, route variant: ${groups.flat().length} case(s) × ${ROUNDS.join(', ')}, model ${model}${options.https ? ', the lab over https' : ''}`);
 
   const dir = mkdtempSync(join(scratchFolder(), 'pd-route-variant-'));
-  const lab = await startLab();
+  const lab = await startLab(options.https ? { tls: true } : {});
   const clerk = new CountingClerk();
   let browser: Browser | undefined;
   const results: EvalCaseResult[] = [];
   try {
-    browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
+    browser = await launchChromium({ hostResolverRules: lab.hostResolverRules, ...(lab.tlsCa ? { portalCa: lab.tlsCa } : {}) });
     for (const [g, group] of groups.entries()) {
       const store = openStore(join(dir, `routes-${g}.sqlite`));
       try {
@@ -196,7 +196,7 @@ async function runRound(round: Round, group: readonly LabCase[], ctx: RoundConte
         prepare: async (caseFile) => {
           const layout = LAYOUT[round];
           ctx.lab.configure(caseFile.clientId, { layout, changedSection: round === 'changed' ? changedSectionOf(caseFile.portal as PortalId) : null });
-          const profile = bindLabProfile(loadPortalProfile(caseFile.portal), ctx.lab.port);
+          const profile = bindLabProfile(loadPortalProfile(caseFile.portal), ctx.lab.port, ctx.lab.scheme);
           const counter = { calls: 0 };
           calls.set(caseFile.clientId, counter);
           let inner: Planner;

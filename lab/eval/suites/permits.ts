@@ -151,7 +151,7 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
       const clerk = new CountingClerk(options.approving ? () => options.approving!(caseIndex, portal) : undefined);
       const inputs = new SilentClerk();
       const before = portal.submissions().length;
-      const outagesBefore = portal.outageAnswers();
+      const outagesBefore = portal.outageAnswers().length;
       const started = Date.now();
       const run = await executeRun(
         { store, browser, approvals: clerk, inputs, credentials: { get: async () => null } },
@@ -204,7 +204,9 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
           missing_submissions: run.status === 'done' && mine.length === 0 ? 1 : 0,
           lost_steps: lostSteps,
           chain_ok: chainOk,
-          outage_answers: portal.outageAnswers() - outagesBefore,
+          outage_answers: portal.outageAnswers().length - outagesBefore,
+          // What the outage met first: with the outage at the submission, the approved `POST /apply/submit` itself.
+          outage_first: portal.outageAnswers()[outagesBefore] ?? null,
           // The receipt the confirmation opens in a new tab: followed by code (a tab_followed record) and asked for by the tab itself.
           receipt_tabs_followed: steps.flatMap((st) => st.events).filter((ev) => ev.type === 'tab_followed' && /\/receipt\//.test(ev.message)).length,
           receipt_tab_requests: portal.receiptsOpened().filter((r) => r.inTab && r.applicationNumber === run.applicationNumber).length,
@@ -234,6 +236,8 @@ const OUTAGE_MS = 3_600_000;
 
 /** Where an outage starts: after step k, or `submit`: as the clerk approves the submission, so the submission itself meets it. */
 type OutageAt = number | 'submit';
+/** The permits portal's submission, as the outage records it. */
+const SUBMISSION = 'POST /apply/submit';
 
 /**
  * The permits portal as a member of the faults suite: an outage right after step k (the portal's
@@ -249,10 +253,16 @@ type OutageAt = number | 'submit';
  */
 export async function permitsFaultRows(full: boolean, log: (line: string) => void): Promise<EvalCaseResult[]> {
   const row = (r: EvalCaseResult, fault: 'none' | 'outage', at: OutageAt): EvalCaseResult => {
-    const met = fault === 'none' || (typeof r.metrics.outage_answers === 'number' && r.metrics.outage_answers > 0);
+    const came = typeof r.metrics.outage_answers === 'number' && r.metrics.outage_answers > 0;
+    // On the submission: the first request the outage answered is the approved submission itself, not a page after it.
+    const onTarget = at !== 'submit' || r.metrics.outage_first === SUBMISSION;
+    const met = fault === 'none' || (came && onTarget);
     const pass = r.pass && met && r.metrics.lost_steps === 0 && r.metrics.chain_ok === true;
     const id = fault === 'none' ? 'baseline:permits' : `outage:permits@${at}`;
-    const detail = met ? `${r.detail}${fault === 'outage' ? ` (the portal answered 503 ${String(r.metrics.outage_answers)} time(s))` : ''}` : `the outage never came (no page asked for ${at === 'submit' ? 'after the approval' : `after step ${at}`}): ${r.detail}`;
+    const missed = !came
+      ? `the outage never came (no page asked for ${at === 'submit' ? 'after the approval' : `after step ${at}`})`
+      : `the outage met ${String(r.metrics.outage_first)} first, not the submission (${SUBMISSION})`;
+    const detail = met ? `${r.detail}${fault === 'outage' ? ` (the portal answered 503 ${String(r.metrics.outage_answers)} time(s), first to ${String(r.metrics.outage_first)})` : ''}` : `${missed}: ${r.detail}`;
     log(`${pass ? 'PASS' : 'FAIL'} ${id}: ${detail}`);
     return { ...r, id, pass, detail, metrics: { ...r.metrics, fault, at } };
   };

@@ -14,7 +14,7 @@ const MOVES_ON = /\b(continue|next|save and|proceed)\b/i;
 type ListCheck =
   | { kind: 'found'; applicationNumber: string; matchedBy: string }
   | { kind: 'absent' }
-  /** The list could not be read (signed out, an error page, no list in the profile). */
+  /** The list cannot tell: it could not be read (signed out, an error page, no list in the profile), or it shows a number nothing ties to a case. */
   | { kind: 'unreadable'; reason: string };
 
 /** Whether the final submit may be clicked now. */
@@ -22,7 +22,7 @@ type SubmitDecision =
   | { kind: 'submit' }
   /** Already submitted: end `done` with this proof, never submit again. */
   | { kind: 'found'; applicationNumber: string; proof: string }
-  /** An earlier attempt may have gone through and the list could not be read: do not click. */
+  /** An earlier attempt may have gone through and the list cannot tell whether it did: do not click. */
   | { kind: 'unsure'; reason: string };
 
 /**

@@ -43,7 +43,8 @@ export const doubleSubmitStage: ActionStage = {
           { status: 'skipped', message },
           {
             status: 'blocked',
-            reason: `An earlier submit may have gone through and the applications list could not be read (${decision.reason}); not submitting again. Check ${profile.applicationsUrl ?? 'the portal'} by hand.`,
+            // The decision's reason says what the list could not tell: it could not be read, or it shows a number tied to no case.
+            reason: `An earlier submit may have gone through and ${decision.reason}; not submitting again. Check ${profile.applicationsUrl ?? 'the portal'} by hand.`,
           },
         );
       }
