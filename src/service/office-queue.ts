@@ -6,6 +6,7 @@ import { errorText } from '../base/error-text';
 import { CaseFile } from '../shared/case-file';
 import { FINAL_STATUSES, type RunStatus } from '../shared/run';
 import { resilientPool, type PgStore } from '../store';
+import { CLIENT_LOCK_SPACE, SCHEMA_LOCK_SPACE } from './office-locks';
 import { WorkPlaces, type PlaceHold } from './work-places';
 
 /**
@@ -27,10 +28,6 @@ import { WorkPlaces, type PlaceHold } from './work-places';
 const CASE_QUEUE = 'portal-desk-cases';
 /** Recurring cases: one pg-boss schedule (and queue) per case, forwarded to CASE_QUEUE when it fires. */
 const MONTHLY_PREFIX = 'portal-desk-monthly-';
-/** First key of the client locks (the second is the hash of `clientId/portal`). */
-const LOCK_SPACE = 19;
-/** First key of the office tables' schema locks (the queue's desk tables 0, the waits board 1): apart from the client locks, so no client's hash can meet one. */
-export const SCHEMA_LOCK_SPACE = 18;
 /** How long a case waits before it is tried again when this desk itself holds its client (a run of it waits for the clerk). */
 const HELD_HERE_DEFER_SECONDS = 5;
 /** How long opening a case's lock connection may take before the case goes back to the queue. */
@@ -260,6 +257,8 @@ export class OfficeWorker {
   private readonly busy = new Map<string, BusyCase>();
   /** The clients (`clientId/portal`) whose lock this desk holds. */
   private readonly heldKeys = new Set<string>();
+  /** Jobs this desk could not fail back yet (the database was down), with why: named in its beat until the queue takes them. */
+  private readonly toHandBack = new Map<string, string>();
   private readonly log: (line: string) => void;
 
   constructor(private readonly o: OfficeWorkerOptions) {
@@ -302,11 +301,12 @@ export class OfficeWorker {
         const taken = job;
         const work: Promise<void> = this.handle(taken, place)
           .catch(async (err: unknown): Promise<JobOutcome> => {
-            // The database failed the desk before the run started (the claim, the lock, the queue): the job goes back.
+            // The database failed the desk before the run started (the claim, the lock, the queue): the job goes back, and
+            // until the queue has taken it back the desk's beat names it (a desk that dies meanwhile leaves it to another).
             const reason = errorText(err);
             this.log(`desk ${this.deskId}: job ${taken.id} could not be taken (${reason}); it goes back to the queue`);
-            await this.o.queue.boss.fail(CASE_QUEUE, taken.id, { error: reason }).catch(() => undefined);
-            return { jobId: taken.id, caseId: '?', outcome: 'retry', reason };
+            await this.handBack(taken.id, reason);
+            return { jobId: taken.id, caseId: String(taken.data?.caseFile?.caseId ?? '?'), outcome: 'retry', reason };
           })
           .then((outcome) => {
             // A deferral is not kept: a client held here for a long wait would add one every few seconds.
@@ -323,7 +323,18 @@ export class OfficeWorker {
       await Promise.allSettled([...held]);
     } finally {
       clearInterval(this.beat);
+      for (const [jobId, reason] of [...this.toHandBack]) await this.handBack(jobId, reason);
       await this.o.queue.connections.query('DELETE FROM office_desks WHERE id = $1', [this.deskId]).catch(() => undefined);
+    }
+  }
+
+  /** Fails a job back to the queue; one the queue cannot take now stays named in this desk's beat and is tried again at each beat. */
+  private async handBack(jobId: string, reason: string): Promise<void> {
+    try {
+      await this.o.queue.boss.fail(CASE_QUEUE, jobId, { error: reason });
+      this.toHandBack.delete(jobId);
+    } catch {
+      this.toHandBack.set(jobId, reason);
     }
   }
 
@@ -365,7 +376,7 @@ export class OfficeWorker {
         return this.defer(job, caseFile, key, this.o.deferSeconds ?? 2, `no connection for the client's lock: ${errorText(err)}`);
       }
       try {
-        const got = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_SPACE, key]);
+        const got = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [CLIENT_LOCK_SPACE, key]);
         // Another desk holds this client on this portal: the case waits its turn.
         if (!got.rows[0]?.ok) return this.defer(job, caseFile, key, this.o.deferSeconds ?? 2, `client ${key} is busy at another desk`);
         this.heldKeys.add(key);
@@ -462,7 +473,8 @@ export class OfficeWorker {
   /** This desk's beat, and the jobs of desks whose beat stopped handed back to the queue. */
   async heartbeat(): Promise<void> {
     const pool = this.o.queue.connections;
-    const busy = [...this.busy.values()];
+    for (const [jobId, reason] of [...this.toHandBack]) await this.handBack(jobId, reason);
+    const busy: BusyCase[] = [...this.busy.values(), ...[...this.toHandBack.keys()].map((jobId) => ({ jobId, caseId: '?' }))];
     await pool.query(
       `INSERT INTO office_desks (id, host, pid, started_at, beat_at, job_ids, case_ids, run_ids) VALUES ($1, $2, $3, now(), now(), $4, $5, $6)
        ON CONFLICT (id) DO UPDATE SET beat_at = now(), job_ids = excluded.job_ids, case_ids = excluded.case_ids, run_ids = excluded.run_ids`,

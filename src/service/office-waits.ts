@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { resilientPool } from '../store';
-import { SCHEMA_LOCK_SPACE } from './office-queue';
+import { SCHEMA_LOCK_SPACE } from './office-locks';
 import { ApprovalDecision, TakeOverEnd, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource, type TakeOverDesk, type TakeOverRequest } from '../shared/clerk';
 import type { CarriedValue } from '../shared/control-submission';
 

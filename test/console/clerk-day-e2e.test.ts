@@ -203,8 +203,9 @@ describe('a clerk’s day in the console', { retry: 0 }, () => {
       await mine.getByRole('textbox').fill('ticked the box, picked the lights');
       await mine.getByRole('button', { name: /Hand back/ }).click();
 
-      // The same run goes on: no new run, on to the submit approval. (Approved, a run goes on to done: the outage run
-      // below and console-e2e's code run; issue 27: this run carries the card's checks and the denial instead of a form of its own.)
+      // The same run goes on: no new run, on to the submit approval. (A run handed back after a take-over goes on to done,
+      // approved, in office-take-over.test.ts; an approved card to done in the console is the outage run's below and
+      // console-e2e's. Issue 27: this run carries the card's checks and the denial instead of a form of its own.)
       const approval = page.getByRole('region', { name: 'Approval needed' });
       await approval.waitFor({ timeout: RUN_MS });
       expect(decodeURIComponent(new URL(page.url()).hash.replace('#/run/', ''))).toBe(runId);

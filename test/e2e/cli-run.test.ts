@@ -62,7 +62,8 @@ describe('portal-desk run --model anthropic (the real SDK against a loopback Mes
   it('--approve all ends done with the application number, one submission equal to the case, tokens on every model step, every cache breakpoint over the default model\'s minimum, and a cost estimate', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'pd-run-')), 'runs.sqlite');
     const r = await runCli(['run', '--case', SHOPS_CASE, '--model', 'anthropic', '--approve', 'all', '--json', '--db', db], {
-      env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: api.url },
+      // The default model (the one the breakpoints are checked against), whatever this shell's ANTHROPIC_MODEL says.
+      env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: api.url, ANTHROPIC_MODEL: '' },
     });
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const summary = JSON.parse(r.stdout);

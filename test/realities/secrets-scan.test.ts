@@ -130,6 +130,7 @@ fetch('http://127.0.0.1:' + port + '/api/otp/' + client, { headers: { 'x-lab-tok
       expect(otpSteps[0]!.model, otp).toBeNull();
       expect(otpSteps[0]!.events.find((e) => e.type === 'otp')!.message).toMatch(/The clerk gave the one-time code •{4,}; code typed it into the portal/);
       const submitStep = steps.findIndex((s) => s.actions.some((a) => a.element?.includes('Submit')));
+      expect(submitStep, otp).toBeGreaterThanOrEqual(0);
       expect(otp === 'signin' ? steps.indexOf(otpSteps[0]!) < submitStep : steps.indexOf(otpSteps[0]!) > submitStep, otp).toBe(true);
       const submissions = lab.submissions({ clientId: caseFile.clientId });
       expect(submissions, otp).toHaveLength(1);

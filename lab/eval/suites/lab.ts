@@ -325,8 +325,10 @@ async function runLabSuite(options: EvalOptions): Promise<EvalReport> {
     // The fourth lab portal (trade permits) on its one layout, after the batch: its own portal and browser.
     // Not in the quick sample: test/lab/permits-portal.test.ts runs its CI subset on every commit.
     // The permits portal's own server speaks http only: over https the three lab portals run, and the log says so.
-    if (options.https) options.log('lab suite over https: the trade-permits portal has no https server; its rows are left out');
-    else if (!options.quick || options.full) results.push(...(await permitsLabRows(model === 'anthropic' ? 'anthropic' : 'rules', options.full, options.log)));
+    if (!options.quick || options.full) {
+      if (options.https) options.log('lab suite over https: the trade-permits portal has no https server; its rows are left out');
+      else results.push(...(await permitsLabRows(model === 'anthropic' ? 'anthropic' : 'rules', options.full, options.log)));
+    }
     results.sort((a, b) => a.id.localeCompare(b.id));
     // The browser is closed (its processes reaped) before the CPU it used is read.
     await browsers.closeAll();
@@ -390,6 +392,8 @@ async function score(run: LabRun, outcome: BatchOutcome, lab: Lab, store: Store,
       variant: run.variant,
       status: outcome.status,
       steps: outcome.steps,
+      // How the run's pages came: the scheme of every page its steps read (one, unless a run mixed them).
+      schemes: [...new Set(steps.map((s) => s.observation.url.split(':')[0]))].sort().join(','),
       model_calls: steps.filter((s) => s.model !== null).length,
       tokens_in: usage ? usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens : 0,
       tokens_out: usage?.outputTokens ?? 0,
