@@ -150,6 +150,8 @@ export async function runPermits(options: PermitsRunOptions = {}): Promise<Permi
       const caseFile = tag ? { ...loaded, caseId: `${loaded.caseId}-${tag}`.slice(0, 80), clientId: `${loaded.clientId}-${tag}`.slice(0, 80) } : loaded;
       const clerk = new CountingClerk(options.approving ? () => options.approving!(caseIndex, portal) : undefined);
       const inputs = new SilentClerk();
+      // Each case starts with the portal up: an outage an earlier case armed and never met does not fall on this one.
+      portal.outage(0);
       const before = portal.submissions().length;
       const outagesBefore = portal.outageAnswers().length;
       const started = Date.now();
