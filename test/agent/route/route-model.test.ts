@@ -167,6 +167,25 @@ describe('route data that would answer the case for the client', () => {
     });
   });
 
+  it('a route edited so that every text is a value mark (it names nothing) is not followed where a box is another field’s, nor on another page', () => {
+    // Every text of the step (flow step, headings, control names and groups) replaced by `{value}`, which stands for
+    // any text: the signature and the identities then name nothing, and only the fields and the boxes' own labels hold.
+    const step = learnedOn(ownerPage('Anand Raghavan'), []);
+    const marks = <T,>(value: T): T => JSON.parse(JSON.stringify(value), (key, v: unknown) => (typeof v === 'string' && ['flowStep', 'name', 'group'].includes(key) ? '{value}' : v)) as T;
+    const edited = { ...marks(step), signature: { ...marks(step.signature), headings: step.signature.headings.map(() => '{value}') } };
+    // Nothing but marks is left to name a page or a control (the fields are the route's own terms).
+    expect(JSON.stringify(edited.signature)).not.toMatch(/owner|address|sundays|establishment|save/i);
+    expect(edited.actions.map((x) => ('control' in x ? x.control.name : 'group' in x ? x.group : '{value}'))).toEqual(edited.actions.map(() => '{value}'));
+    // On the page it was learned on: a mark names every box of its role, so no box is the route's one; not followed.
+    expect(follow(edited, ownerPage('Meera Kulkarni'))).toEqual({ mismatch: '3 × textbox "{value}" on the page, the route knows 1' });
+    // With its fields swapped as well: still not followed, and never one field typed in another's box.
+    const swapped = { ...edited, actions: edited.actions.map((x) => ('field' in x && x.field === 'owner_name' ? { ...x, field: 'address_line_1' } : 'field' in x && x.field === 'address_line_1' ? { ...x, field: 'owner_name' } : x)) };
+    expect(follow(swapped, ownerPage('Meera Kulkarni'))).toMatchObject({ mismatch: expect.any(String) });
+    // Another page (a tax page's boxes): a mark matches every box of its role there too, and the route knows one: not followed.
+    const other = page([control('textbox', 'GST number'), control('textbox', 'PAN of the firm'), control('textbox', 'Trade licence'), control('checkbox', 'Registered for GST'), control('button', 'Continue')], ['Tax registration'], 'Step 3 of 4: Tax');
+    expect(follow(edited, other)).toMatchObject({ mismatch: expect.any(String) });
+  });
+
   it('one field’s value in another field’s box is a mismatch, for a box, a radio group and a text box', () => {
     const step = learnedOn(ownerPage('Anand Raghavan'), []);
     const swap = (from: string, to: string) => ({ ...step, actions: step.actions.map((x) => ('field' in x && x.field === from ? { ...x, field: to } : x)) });
