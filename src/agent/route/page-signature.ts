@@ -22,7 +22,8 @@ function plain(raw: string): string {
  * A value that is also a word of the page ("Owner" as a capacity, and "Owner and correspondence
  * address" as a heading) is taken out for one client and not for another, so route text matches
  * text read now when it equals that text scrubbed with this case's values, or scrubbed of digits
- * only, or when the route's `{value}` marks, standing for any text, make it so ({@link matches}).
+ * only, or when the route's `{value}` marks, standing for any text beside the words of the route
+ * text (marks alone stand for nothing), make it so ({@link matches}).
  */
 export class Scrubber {
   private readonly patterns: RegExp[];
@@ -63,7 +64,9 @@ export class Scrubber {
     const scrubbed = this.text(raw!);
     const digitsOnly = plain(raw!);
     if (route === scrubbed || route === digitsOnly) return true;
-    if (!route.includes(VALUE_MARK)) return false;
+    // Marks stand for text only beside words of their own: route text of marks alone (a route edited in its store)
+    // would name every control of its role and every page, so it names only what this case scrubs to the same.
+    if (!route.includes(VALUE_MARK) || !/[\p{L}\p{N}]/u.test(route.split(VALUE_MARK).join(''))) return false;
     let pattern = this.marked.get(route);
     if (!pattern) {
       // RE2's linear-time engine: route text comes from a store a person can edit, and on a

@@ -167,7 +167,7 @@ describe('route data that would answer the case for the client', () => {
     });
   });
 
-  it('a route edited so that every text is a value mark (it names nothing) is not followed where a box is another field’s, nor on another page', () => {
+  it('a route edited so that every text is a value mark (it names nothing) is not followed: not on its own page, not on another, not crafted for another', () => {
     // Every text of the step (flow step, headings, control names and groups) replaced by `{value}`, which stands for
     // any text: the signature and the identities then name nothing, and only the fields and the boxes' own labels hold.
     const step = learnedOn(ownerPage('Anand Raghavan'), []);
@@ -176,14 +176,26 @@ describe('route data that would answer the case for the client', () => {
     // Nothing but marks is left to name a page or a control (the fields are the route's own terms).
     expect(JSON.stringify(edited.signature)).not.toMatch(/owner|address|sundays|establishment|save/i);
     expect(edited.actions.map((x) => ('control' in x ? x.control.name : 'group' in x ? x.group : '{value}'))).toEqual(edited.actions.map(() => '{value}'));
-    // On the page it was learned on: a mark names every box of its role, so no box is the route's one; not followed.
-    expect(follow(edited, ownerPage('Meera Kulkarni'))).toEqual({ mismatch: '3 × textbox "{value}" on the page, the route knows 1' });
+    // On the page it was learned on: marks alone name no box (they would name every box of the role), so not followed.
+    expect(follow(edited, ownerPage('Meera Kulkarni'))).toEqual({ mismatch: 'no textbox "{value}" on the page' });
     // With its fields swapped as well: still not followed, and never one field typed in another's box.
     const swapped = { ...edited, actions: edited.actions.map((x) => ('field' in x && x.field === 'owner_name' ? { ...x, field: 'address_line_1' } : 'field' in x && x.field === 'address_line_1' ? { ...x, field: 'owner_name' } : x)) };
     expect(follow(swapped, ownerPage('Meera Kulkarni'))).toMatchObject({ mismatch: expect.any(String) });
-    // Another page (a tax page's boxes): a mark matches every box of its role there too, and the route knows one: not followed.
+    // Another page (a tax page's boxes): not followed.
     const other = page([control('textbox', 'GST number'), control('textbox', 'PAN of the firm'), control('textbox', 'Trade licence'), control('checkbox', 'Registered for GST'), control('button', 'Continue')], ['Tax registration'], 'Step 3 of 4: Tax');
     expect(follow(edited, other)).toMatchObject({ mismatch: expect.any(String) });
+    // Crafted for that page: its signature in marks, identities counting its boxes. Marks alone stand for nothing, so no
+    // box of it is named (before, this put the owner's name in "GST number" and an address line in "PAN of the firm").
+    const crafted = {
+      signature: { ...marks(pageSignature(other, new Scrubber([]))), headings: other.headings.map(() => '{value}') },
+      actions: [
+        { type: 'fill' as const, control: { role: 'textbox', name: '{value}', nth: 0, of: 3 }, field: 'owner_name' },
+        { type: 'fill' as const, control: { role: 'textbox', name: '{value}', nth: 1, of: 3 }, field: 'address_line_1' },
+      ],
+    };
+    expect(follow(crafted, other)).toEqual({ mismatch: 'no textbox "{value}" on the page' });
+    // A mark beside words still stands for a value: "owner {value} details" names the owner's heading, as before.
+    expect(new Scrubber(Object.values(B)).matches('owner details for {value}', 'Owner details for Somebody Else')).toBe(true);
   });
 
   it('one field’s value in another field’s box is a mismatch, for a box, a radio group and a text box', () => {
