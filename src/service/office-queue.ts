@@ -418,7 +418,7 @@ export class OfficeWorker {
     } catch (err) {
       const reason = errorText(err);
       this.log(`[${caseFile.caseId}] broke at this desk (${reason}); its job goes back to the queue`);
-      await this.o.queue.boss.fail(CASE_QUEUE, job.id, { error: reason }).catch(() => undefined);
+      await this.handBack(job.id, reason);
       result = { jobId: job.id, caseId: caseFile.caseId, outcome: 'retry', reason, runId: busy.runId };
     }
     this.busy.delete(job.id);
@@ -484,7 +484,7 @@ export class OfficeWorker {
     for (const desk of gone.rows) {
       for (const jobId of desk.job_ids) {
         this.log(`desk ${desk.id} stopped beating; its job ${jobId} goes back to the queue`);
-        await this.o.queue.boss.fail(CASE_QUEUE, jobId, { error: `desk ${desk.id} stopped beating` }).catch(() => undefined);
+        await this.handBack(jobId, `desk ${desk.id} stopped beating`);
       }
     }
     await this.o.queue.forwardScheduled().catch(() => 0);
