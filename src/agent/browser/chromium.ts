@@ -58,7 +58,7 @@ export function egressTlsOf(browser: Browser): EgressTls | undefined {
 }
 
 /** Debian's old-headless build of the same Chromium (package chromium-headless-shell). */
-export const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
 
 /**
  * The Chromium binary to launch: the one named, else $PORTAL_DESK_CHROMIUM, else for a headless
