@@ -19,7 +19,7 @@ export const CHROMIUM_FLAGS = [
 ];
 
 interface LaunchOptions {
-  /** Path of the Chromium binary (default: `chromiumPath`'s choice for the mode). */
+  /** Path of the Chromium binary (default: $PORTAL_DESK_CHROMIUM or /usr/bin/chromium). */
   executablePath?: string;
   headless?: boolean;
   /**
@@ -57,21 +57,8 @@ export function egressTlsOf(browser: Browser): EgressTls | undefined {
   return EGRESS_TLS.get(browser);
 }
 
-/** Debian's old-headless build of the same Chromium (package chromium-headless-shell). */
-const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
-
-/**
- * The Chromium binary to launch: the one named, else $PORTAL_DESK_CHROMIUM, else for a headless
- * browser Debian's chromium-headless-shell when it is installed, else /usr/bin/chromium.
- *
- * The headless shell is the same Chromium release built without the browser's user interface (it
- * is what Playwright launches for headless runs by default). Measured here on the lab's forms, it
- * takes about a quarter less CPU than the full browser's headless mode for the same pages, protocol
- * and flags; a headed browser (`--headed`) is always the full one.
- */
-export function chromiumPath(explicit?: string, mode: 'headless' | 'headed' = 'headed'): string {
-  const named = explicit ?? process.env.PORTAL_DESK_CHROMIUM;
-  const path = named ?? (mode === 'headless' && existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
+export function chromiumPath(explicit?: string): string {
+  const path = explicit ?? process.env.PORTAL_DESK_CHROMIUM ?? '/usr/bin/chromium';
   if (!existsSync(path)) {
     throw new Error(
       `Chromium was not found at ${path}. Install Debian's chromium (apt-get install -y chromium) or set PORTAL_DESK_CHROMIUM.`,
@@ -96,10 +83,9 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
   if (options.hostResolverRules) args.push(`--host-resolver-rules=${options.hostResolverRules}`);
   // playwright-core is loaded with the first launch: a command that never opens a browser (a refusal, verify, replay) does not pay for it.
   const { chromium } = await import('playwright-core');
-  const headless = options.headless ?? true;
   const browser = await chromium.launch({
-    executablePath: chromiumPath(options.executablePath, headless ? 'headless' : 'headed'),
-    headless,
+    executablePath: chromiumPath(options.executablePath),
+    headless: options.headless ?? true,
     args,
     ...(options.downloadsPath ? { downloadsPath: options.downloadsPath } : {}),
   });
