@@ -1,3 +1,4 @@
+import { htmlText } from '../../shared/html-text';
 import { firstMatch, linearPattern } from '../../shared/linear-pattern';
 /**
  * Reading a portal's "your applications" list to answer one question before any retried
@@ -59,7 +60,7 @@ export function listedApplications(html: string, query: ApplicationsListQuery): 
   const matches: (ListedRow & { date: string })[] = [];
   for (const [, , row] of html.matchAll(ROW)) {
     if (row === undefined) continue;
-    const text = textOf(row);
+    const text = htmlText(row);
     const number = numberIn(text, query.numberPattern);
     if (!number) continue;
     const dates = [...text.matchAll(ISO_DATE)].map((m) => m[1]!);
@@ -126,22 +127,5 @@ function numberIn(text: string, pattern: string): string | undefined {
 }
 
 function cellsOf(row: string): string[] {
-  return [...row.matchAll(CELL)].map((m) => textOf(m[2]!));
-}
-
-function textOf(html: string): string {
-  return decodeEntities(html.replace(/<[^>]*>/g, ' '))
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
-    .replace(/&#x([0-9a-f]+);/gi, (_, n: string) => String.fromCodePoint(parseInt(n, 16)))
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&');
+  return [...row.matchAll(CELL)].map((m) => htmlText(m[2]!));
 }

@@ -1,3 +1,4 @@
+import { htmlText } from '../../shared/html-text';
 import { firstMatch, linearPattern } from '../../shared/linear-pattern';
 /**
  * The rules extractor of a portal's applications list: the rows of its tables, each with the
@@ -35,7 +36,7 @@ export function applicationRows(html: string, numberPattern: string): ListedRow[
   for (const [, table] of html.matchAll(TABLE)) {
     let columns: Column[] = [];
     for (const [, row] of (table ?? '').matchAll(ROW)) {
-      const cells = [...(row ?? '').matchAll(CELL)].map((m) => ({ header: m[1]!.toLowerCase() === 'th', text: textOf(m[2]!) }));
+      const cells = [...(row ?? '').matchAll(CELL)].map((m) => ({ header: m[1]!.toLowerCase() === 'th', text: htmlText(m[2]!) }));
       if (cells.length > 0 && cells.every((c) => c.header)) {
         columns = cells.map((c) => columnOf(c.text));
         continue;
@@ -54,18 +55,4 @@ export function applicationRows(html: string, numberPattern: string): ListedRow[
     }
   }
   return rows;
-}
-
-function textOf(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
-    .replace(/&#x([0-9a-f]+);/gi, (_, n: string) => String.fromCodePoint(parseInt(n, 16)))
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
 }
