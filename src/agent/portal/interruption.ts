@@ -1,6 +1,6 @@
 import type { Control } from '../../shared/observation';
-import { normaliseLabel } from '../decide/rules/field-names';
 import type { PageRead } from '../observe/page-read';
+import { labelledButtons } from './labelled-buttons';
 
 /**
  * Interruptions: a cookie-consent banner or a survey dialog drawn over the portal's page, catching
@@ -37,12 +37,7 @@ interface Interruption {
 
 /** A modal dialog over the page with a declining button, or null. Answers in milliseconds. */
 export async function findInterruption(read: PageRead): Promise<Interruption | null> {
-  const candidates = read.observation.controls
-    .filter((c) => c.role === 'button' && !c.disabled && !c.gated)
-    .map((c) => ({ control: c, rank: DECLINE.findIndex((p) => p.test(normaliseLabel(c.name))) }))
-    .filter((c) => c.rank >= 0)
-    .sort((a, b) => a.rank - b.rank);
-  for (const { control } of candidates) {
+  for (const control of labelledButtons(read.observation.controls, DECLINE)) {
     const element = await read.resolve(control.ref);
     if (!element) continue;
     const found = await element

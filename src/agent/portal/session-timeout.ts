@@ -1,6 +1,7 @@
 import type { Control } from '../../shared/observation';
 import { normaliseLabel } from '../decide/rules/field-names';
 import type { PageRead } from '../observe/page-read';
+import { labelledButtons } from './labelled-buttons';
 
 /**
  * A session-timeout warning: "Your session will expire in 60 seconds", drawn over the page with a
@@ -29,12 +30,7 @@ interface SessionWarning {
 
 /** The session-timeout warning on the page, with its keep-the-session button, or null. */
 export async function findSessionWarning(read: PageRead): Promise<SessionWarning | null> {
-  const candidates = read.observation.controls
-    .filter((c) => c.role === 'button' && !c.disabled && !c.gated)
-    .map((c) => ({ control: c, rank: KEEP.findIndex((p) => p.test(normaliseLabel(c.name))) }))
-    .filter((c) => c.rank >= 0)
-    .sort((a, b) => a.rank - b.rank);
-  for (const { control } of candidates) {
+  for (const control of labelledButtons(read.observation.controls, KEEP)) {
     const element = await read.resolve(control.ref);
     if (!element) continue;
     const title = await element
