@@ -1,4 +1,4 @@
-import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
+import { GuardEventRelay, installWatchdogs } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
 import { createObserver } from '../agent/observe/observer';
@@ -54,17 +54,9 @@ export async function executeReadRun(services: RunServices, request: RunRequest)
   }
 
   const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
-  const relay: { task?: ReadOnlyTask; early: GuardEvent[] } = { early: [] };
+  const relay = new GuardEventRelay();
   const gate = new CommitGate(profile);
-  const watchdogs = await installWatchdogs(
-    context,
-    profile,
-    (event) => {
-      if (relay.task) relay.task.note(event.type, event.detail);
-      else relay.early.push(event);
-    },
-    { gate },
-  );
+  const watchdogs = await installWatchdogs(context, profile, relay.sink, { gate });
   const page = await watchdogs.openPage();
   request.onStart?.(runId);
   await request.onPage?.(page);
@@ -85,8 +77,7 @@ export async function executeReadRun(services: RunServices, request: RunRequest)
     listener: request.listener,
     firstStep,
   });
-  relay.task = task;
-  for (const event of relay.early) task.note(event.type, event.detail);
+  relay.deliverTo(task);
   try {
     const result = await task.run();
     return { ...result, runId, wallMs: Date.now() - started };

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import type { AnthropicOptions } from '../agent/decide/anthropic';
-import { installWatchdogs, type GuardEvent } from '../agent/guard/browser';
+import { GuardEventRelay, installWatchdogs } from '../agent/guard/browser';
 import { CommitGate } from '../agent/guard/commit-gate';
 import { newRunId } from '../agent/loop/run-id';
 import type { Planner } from '../agent/decide/planner';
@@ -118,7 +118,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
   try {
     const context = await openClientContext(browser, profile, caseFile.clientId, services.loginStates);
     // The browser-level guard is in place before the first page exists; its reports go to the step log.
-    const relay: { loop?: RunLoop; early: GuardEvent[] } = { early: [] };
+    const relay = new GuardEventRelay();
     // Requests that can commit something wait here for the clerk, whatever sends them.
     const gate = new CommitGate(profile);
     // What the clerk taught this portal's request map before, and where what they teach now is kept.
@@ -137,15 +137,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
     } catch (err) {
       request.listener?.log?.(`The learned request map could not be read (${String(err)}); every request it would name is asked about`);
     }
-    const watchdogs = await installWatchdogs(
-      context,
-      profile,
-      (event) => {
-        if (relay.loop) relay.loop.note(event.type, event.detail);
-        else relay.early.push(event);
-      },
-      { gate },
-    );
+    const watchdogs = await installWatchdogs(context, profile, relay.sink, { gate });
     const page = await watchdogs.openPage();
     if (request.trace && !services.traces) throw new Error('A trace was asked for, but nothing here keeps traces (no trace keeper); nothing was traced');
     const trace = request.trace && services.traces ? new RunTrace(context, services.traces, runId) : undefined;
@@ -174,8 +166,7 @@ export async function executeRun(services: RunServices, request: RunRequest): Pr
       gate,
       ...(request.wait ? { wait: request.wait } : {}),
     });
-    relay.loop = loop;
-    for (const event of relay.early) loop.note(event.type, event.detail);
+    relay.deliverTo(loop);
     const credentials = await services.credentials.get(caseFile.clientId, profile.id);
     if (credentials) {
       loop.addSecret(credentials.password);

@@ -15,6 +15,7 @@ import { installRedirectLock } from './watchdogs/redirect-lock';
 
 export { contextOptionsFor };
 export type { GuardEvent } from './watchdogs/guard-event';
+export { GuardEventRelay } from './watchdogs/guard-event';
 
 /** The egress lock of each context `openGuardedContext` made. */
 const EGRESS_LOCKS = new WeakMap<BrowserContext, EgressProxy>();

@@ -45,3 +45,23 @@ export function hostOf(url: string): string {
     return url.slice(0, 60);
   }
 }
+
+/**
+ * The watchdogs' events held until the run that notes them exists: the watchdogs are installed,
+ * and may stop things, before the run loop (or read task) is made on the page they open. Events
+ * before `deliverTo` are kept in order and handed over then; later ones go straight through.
+ */
+export class GuardEventRelay {
+  private target: { note(type: string, detail: string): void } | undefined;
+  private readonly early: GuardEvent[] = [];
+
+  readonly sink: GuardEventSink = (event) => {
+    if (this.target) this.target.note(event.type, event.detail);
+    else this.early.push(event);
+  };
+
+  deliverTo(target: { note(type: string, detail: string): void }): void {
+    this.target = target;
+    for (const event of this.early.splice(0)) target.note(event.type, event.detail);
+  }
+}
