@@ -7,6 +7,7 @@ import { go, href } from '../route';
 import { caseName, isLive, isWaiting, reasonLine, statusLook } from '../status';
 import { StatusChip } from '../parts/chips';
 import { OfficePanel } from '../parts/office-panel';
+import { PlannerSelect } from '../parts/planner-select';
 import { QueuePanel } from '../parts/queue-panel';
 import { When } from '../parts/when';
 
@@ -186,15 +187,7 @@ function QueueStarter({ cases, selected, onStarted, anthropicReady }: { cases: r
     <div className="queue-starter" aria-label="Run as a queue">
       <div className="queue-starter-row">
         <CountSelect label="At once" ariaLabel="Cases at once" value={concurrency} onChange={setConcurrency} />
-        <label className="inline-label">
-          Planner
-          <select value={planner} onChange={(e) => setPlanner(e.target.value as 'rules' | 'anthropic')} aria-label="Planner for the queue">
-            <option value="rules">rules (offline)</option>
-            <option value="anthropic" disabled={!anthropicReady}>
-              Claude{anthropicReady ? '' : ' (no API key)'}
-            </option>
-          </select>
-        </label>
+        <PlannerSelect className="inline-label" value={planner} onChange={setPlanner} ariaLabel="Planner for the queue" anthropicReady={anthropicReady} />
         <button type="button" className="btn btn-primary" disabled={busy || selected.size === 0} onClick={() => void start({ files: [...selected] })}>
           {selected.size === 0 ? 'Tick case files to queue them' : `Run ${selected.size} as a queue`}
         </button>
@@ -268,15 +261,7 @@ function CaseRow({
         </p>
       ) : (
         <div className="start-row">
-          <label>
-            Planner
-            <select value={planner} onChange={(e) => setPlanner(e.target.value as 'rules' | 'anthropic')} aria-label={`Planner for ${summary.caseId}`}>
-              <option value="rules">rules (offline)</option>
-              <option value="anthropic" disabled={!anthropicReady}>
-                Claude{anthropicReady ? '' : ' (no API key)'}
-              </option>
-            </select>
-          </label>
+          <PlannerSelect value={planner} onChange={setPlanner} ariaLabel={`Planner for ${summary.caseId}`} anthropicReady={anthropicReady} />
           {layoutChoice && (
             <label>
               Lab layout
