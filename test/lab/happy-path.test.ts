@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../src/agent/browser/chromium';
-import { compareSubmission, PORTALS, startLab, type Lab, type PortalId } from '../../lab/index';
+import { describe, expect, it } from 'vitest';
+
+import { compareSubmission, PORTALS, type PortalId } from '../../lab/index';
 import type { LabLayout } from '../../lab/variants';
 import { continueSection, expectNoErrors, signIn } from './support/browse';
 import { fillSection } from './support/form-filler';
 import { loadCase, loadProfile } from './support/resources';
+import { useLabBrowser } from '../support/lab-browser';
 
 /** Each portal, each layout: sign in, fill every section from a case file by label, review, submit. */
 
-let lab: Lab;
-let browser: Browser;
-
-beforeAll(async () => {
-  lab = await startLab();
-  browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
-});
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-});
+const live = useLabBrowser();
 
 /** Fields the redesigned layout leaves without an accessible name on purpose. */
 const UNNAMED_BY_DESIGN: Record<PortalId, string[]> = {
@@ -43,13 +33,13 @@ describe('happy path', () => {
       const caseFile = loadCase(caseName);
       const portal = caseFile.portal as PortalId;
       const profile = loadProfile(portal);
-      lab.configure(caseFile.clientId, { layout });
-      const context = await browser.newContext();
+      live.lab.configure(caseFile.clientId, { layout });
+      const context = await live.browser.newContext();
       const page = await context.newPage();
       try {
-        await page.goto(`${lab.origin(portal)}/`);
+        await page.goto(`${live.lab.origin(portal)}/`);
         expect(page.url()).toContain(profile.signIn.urlContains);
-        await signIn(page, lab, portal, caseFile.clientId);
+        await signIn(page, live.lab, portal, caseFile.clientId);
         await page.getByRole('link', { name: PORTALS[portal].wording[layout].startLink }).click();
 
         const sections = PORTALS[portal].sections[layout];
@@ -75,14 +65,14 @@ describe('happy path', () => {
         const numberHeading = page.getByRole('heading', { name: new RegExp(profile.confirmation.applicationNumberPattern) });
         const applicationNumber = new RegExp(profile.confirmation.applicationNumberPattern).exec(await numberHeading.innerText())?.[0];
 
-        const submissions = lab.submissions({ clientId: caseFile.clientId });
+        const submissions = live.lab.submissions({ clientId: caseFile.clientId });
         expect(submissions).toHaveLength(1);
         expect(submissions[0]!.applicationNumber).toBe(applicationNumber);
         expect(submissions[0]!.task).toBe(caseFile.task);
         expect(submissions[0]!.fields).toMatchObject(caseFile.fields);
         expect(compareSubmission(caseFile.fields, submissions[0]!.fields)).toEqual([]);
 
-        await page.goto(profile.applicationsUrl!.replace(/\/\/([^/]+)\//, `//$1:${lab.port}/`));
+        await page.goto(profile.applicationsUrl!.replace(/\/\/([^/]+)\//, `//$1:${live.lab.port}/`));
         await expect(page.getByRole('cell', { name: applicationNumber! }).count()).resolves.toBe(1);
       } finally {
         await context.close();

@@ -1,36 +1,26 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../../src/agent/browser/chromium';
-import { CAPTCHA_HOST, PHONE_HOST, startLab, type Lab } from '../../lab/index';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { CAPTCHA_HOST, PHONE_HOST } from '../../lab/index';
 import { continueSection, signIn } from './support/browse';
+import { useLabBrowser } from '../support/lab-browser';
 
 /** The variants in a real browser: what an agent driving Chromium runs into. */
 
-let lab: Lab;
-let browser: Browser;
+const live = useLabBrowser();
 let context: BrowserContext;
 let page: Page;
-
-beforeAll(async () => {
-  lab = await startLab();
-  browser = await launchChromium({ hostResolverRules: lab.hostResolverRules });
-});
-afterAll(async () => {
-  await browser?.close();
-  await lab?.stop();
-});
 beforeEach(async (test) => {
-  lab.reset();
+  live.lab.reset();
   await context?.close();
-  context = await browser.newContext();
+  context = await live.browser.newContext();
   context.setDefaultTimeout(15_000);
   page = await context.newPage();
   test.onTestFinished(() => context.close());
 });
 
 async function startForm(portal: 'shops' | 'power' | 'tax', clientId: string, startLink = 'Start a new application'): Promise<void> {
-  await page.goto(`${lab.origin(portal)}/`);
-  await signIn(page, lab, portal, clientId);
+  await page.goto(`${live.lab.origin(portal)}/`);
+  await signIn(page, live.lab, portal, clientId);
   await page.getByRole('link', { name: startLink }).click();
 }
 
@@ -51,7 +41,7 @@ describe('validation', () => {
   });
 
   it('does the same on the redesigned layout, in its own words', async () => {
-    lab.configure('blank-redesigned', { layout: 'redesigned' });
+    live.lab.configure('blank-redesigned', { layout: 'redesigned' });
     await startForm('shops', 'blank-redesigned', 'Start renewal');
     await page.getByRole('textbox', { name: 'Employer or owner full name' }).fill('Asha Rao');
     await continueSection(page, 'redesigned');
@@ -73,7 +63,7 @@ describe('drafts', () => {
     expect(draftId).toBeDefined();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(page, lab, 'power', 'draft-user');
+    await signIn(page, live.lab, 'power', 'draft-user');
     await expect(page.getByText(draftId!).count()).resolves.toBeGreaterThan(0);
     await page.getByRole('link', { name: 'Continue your saved draft' }).click();
     expect(await page.getByRole('textbox', { name: 'Consumer number' }).inputValue()).toBe('210413578902');
@@ -81,22 +71,22 @@ describe('drafts', () => {
   });
 
   it('"Reset form" wipes the answers and the draft, and is counted', async () => {
-    lab.configure('resetter', { layout: 'redesigned' });
+    live.lab.configure('resetter', { layout: 'redesigned' });
     await startForm('tax', 'resetter', 'Start a return');
     await page.getByRole('combobox', { name: 'Month' }).selectOption({ label: 'October 2026' });
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect(page.getByRole('status').innerText()).resolves.toContain('Draft saved');
-    expect(lab.resets('resetter')).toBe(0);
+    expect(live.lab.resets('resetter')).toBe(0);
     await page.getByRole('button', { name: 'Reset form' }).click();
     await expect(page.getByRole('status').innerText()).resolves.toContain('The form has been reset');
-    expect(lab.resets('resetter')).toBe(1);
+    expect(live.lab.resets('resetter')).toBe(1);
     expect(await page.getByRole('combobox', { name: 'Month' }).inputValue()).toBe('');
-    await page.goto(`${lab.origin('tax')}/`);
+    await page.goto(`${live.lab.origin('tax')}/`);
     expect(await page.getByRole('link', { name: 'Continue your saved draft' }).count()).toBe(0);
   });
 
   it('has the redesigned layout’s flaws: an unlabelled field, a div for Next, an icon-only button', async () => {
-    lab.configure('flaws', { layout: 'redesigned' });
+    live.lab.configure('flaws', { layout: 'redesigned' });
     await startForm('shops', 'flaws', 'Start renewal');
     await expect(page.locator('input[name="number_of_employees"]').ariaSnapshot()).resolves.toBe('- textbox');
     expect(await page.locator('div[role="button"]', { hasText: 'Next' }).count()).toBe(1);
@@ -107,17 +97,17 @@ describe('drafts', () => {
 
 describe('one-time code at sign-in', () => {
   it('asks for the code sent to the phone; a wrong one is refused', async () => {
-    lab.configure('otp-browser', { otp: 'signin' });
-    await page.goto(`${lab.origin('shops')}/`);
-    await signIn(page, lab, 'shops', 'otp-browser');
+    live.lab.configure('otp-browser', { otp: 'signin' });
+    await page.goto(`${live.lab.origin('shops')}/`);
+    await signIn(page, live.lab, 'shops', 'otp-browser');
     const codeBox = page.getByRole('textbox', { name: 'Verification code' });
     expect(await codeBox.getAttribute('autocomplete')).toBe('one-time-code');
-    const code = lab.latestOtp('otp-browser')!;
+    const code = live.lab.latestOtp('otp-browser')!;
     await codeBox.fill(code === '123456' ? '654321' : '123456');
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect(page.getByRole('alert').innerText()).resolves.toContain('The verification code is incorrect');
     const phone = await context.newPage();
-    await phone.goto(`${lab.originOf(PHONE_HOST)}/`);
+    await phone.goto(`${live.lab.originOf(PHONE_HOST)}/`);
     await expect(phone.getByText(code).count()).resolves.toBe(1);
     await page.getByRole('textbox', { name: 'Verification code' }).fill(code);
     await page.getByRole('button', { name: 'Verify' }).click();
@@ -127,9 +117,9 @@ describe('one-time code at sign-in', () => {
 
 describe('a register check that fails once', () => {
   it('rejects the field on the first post and empties it; the value typed again passes', async () => {
-    lab.configure('pan-lookup', { rejectFieldOnce: 'owner_pan' });
+    live.lab.configure('pan-lookup', { rejectFieldOnce: 'owner_pan' });
     await startForm('shops', 'pan-lookup');
-    await page.goto(`${lab.origin('shops')}/apply/owner`);
+    await page.goto(`${live.lab.origin('shops')}/apply/owner`);
     const pan = page.getByRole('textbox', { name: 'Owner PAN' });
     await page.getByRole('textbox', { name: 'Owner name' }).fill('Asha Rao');
     await pan.fill('ABCPR1234K');
@@ -149,31 +139,31 @@ describe('a register check that fails once', () => {
 
 describe('session expiry', () => {
   it('sends the user back to sign in with a message after N requests', async () => {
-    lab.configure('expiring', { expireSessionAfterRequests: 3 });
+    live.lab.configure('expiring', { expireSessionAfterRequests: 3 });
     await startForm('shops', 'expiring'); // GET /, GET /apply/start, GET /apply/establishment
     await page.getByRole('textbox', { name: 'Business name' }).fill('Lost Stores');
     await continueSection(page, 'original');
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     await expect(page.getByRole('alert').innerText()).resolves.toContain('Your session has expired. Please sign in again.');
-    await signIn(page, lab, 'shops', 'expiring');
+    await signIn(page, live.lab, 'shops', 'expiring');
     await expect(page.getByRole('link', { name: 'Start a new application' }).count()).resolves.toBe(1);
   });
 });
 
 describe('captcha', () => {
   it('shows a reCAPTCHA frame at sign-in that automation cannot pass', async () => {
-    lab.configure('bot', { captcha: 'signin' });
-    await page.goto(`${lab.origin('power')}/sign-in`);
+    live.lab.configure('bot', { captcha: 'signin' });
+    await page.goto(`${live.lab.origin('power')}/sign-in`);
     const frameElement = page.locator('iframe[title="reCAPTCHA"]');
     expect(new URL((await frameElement.getAttribute('src'))!).hostname).toBe(CAPTCHA_HOST);
-    await signIn(page, lab, 'power', 'bot');
+    await signIn(page, live.lab, 'power', 'bot');
     await expect(page.getByRole('alert').innerText()).resolves.toContain('not a robot');
     const frame = page.frameLocator('iframe[title="reCAPTCHA"]');
     await frame.getByRole('checkbox', { name: "I'm not a robot" }).click();
     await frame.getByRole('button', { name: 'Image 5' }).click();
     await frame.getByRole('button', { name: 'Verify' }).click();
     await expect(frame.getByRole('alert').innerText()).resolves.toBe('Please try again.');
-    await signIn(page, lab, 'power', 'bot');
+    await signIn(page, live.lab, 'power', 'bot');
     await expect(page.getByRole('alert').innerText()).resolves.toContain('not a robot');
     expect(new URL(page.url()).pathname).toBe('/sign-in');
   });
@@ -181,8 +171,8 @@ describe('captcha', () => {
 
 describe('overlays', () => {
   it('a cookie banner blocks the page until it is answered', async () => {
-    lab.configure('cookies', { cookieBanner: true });
-    await page.goto(`${lab.origin('tax')}/sign-in`);
+    live.lab.configure('cookies', { cookieBanner: true });
+    await page.goto(`${live.lab.origin('tax')}/sign-in`);
     const error = await page
       .getByRole('button', { name: 'Sign in' })
       .click({ timeout: 800 })
@@ -191,15 +181,15 @@ describe('overlays', () => {
     expect(error?.message).toMatch(/intercepts pointer events|Timeout/);
     await page.getByRole('button', { name: 'Reject non-essential' }).click();
     expect(await page.locator('#cookie-overlay').count()).toBe(0);
-    await signIn(page, lab, 'tax', 'cookies');
+    await signIn(page, live.lab, 'tax', 'cookies');
     await expect(page.getByRole('link', { name: 'Start a new application' }).count()).resolves.toBe(1);
   });
 
   it('a survey dialog appears once on the second section', async () => {
-    lab.configure('surveyed', { surveyPopup: true });
+    live.lab.configure('surveyed', { surveyPopup: true });
     await startForm('shops', 'surveyed');
     expect(await page.getByRole('dialog', { name: 'Quick survey' }).count()).toBe(0);
-    await page.goto(`${lab.origin('shops')}/apply/business-address`);
+    await page.goto(`${live.lab.origin('shops')}/apply/business-address`);
     await expect(page.getByRole('dialog', { name: 'Quick survey' }).count()).resolves.toBe(1);
     await page.getByRole('button', { name: 'No thanks' }).click();
     expect(await page.getByRole('dialog', { name: 'Quick survey' }).count()).toBe(0);
@@ -211,7 +201,7 @@ describe('overlays', () => {
 
 describe('attacker hosts', () => {
   it('counts what the browser sends to any other host', async () => {
-    await page.goto(`${lab.originOf('login-portal.example')}/steal?who=me`);
-    expect(lab.attackerRequests().filter((r) => r.host === 'login-portal.example').map((r) => r.path)).toContain('/steal?who=me');
+    await page.goto(`${live.lab.originOf('login-portal.example')}/steal?who=me`);
+    expect(live.lab.attackerRequests().filter((r) => r.host === 'login-portal.example').map((r) => r.path)).toContain('/steal?who=me');
   });
 });

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLab, type Lab } from '../../lab';
+import { describe, expect, it } from 'vitest';
 import { OfficeWaits, type OfficeWait } from '../../src/service/office-waits';
 import { openPgStore } from '../../src/store';
 import { runCli } from '../support/cli';
-import { postgresBin, sharedPostgres, type PgCluster } from '../support/postgres';
-import { killDesks, labCaseFolder, sleep, startDesk, type Desk } from './support';
+import { postgresBin } from '../support/postgres';
+import { labCaseFolder, sleep, startDesk, useOfficeLab, type Desk } from './support';
 
 /**
  * Issue 29, item 3: fencing on PostgreSQL with two real desks (`portal-desk worker` processes).
@@ -15,19 +14,10 @@ import { killDesks, labCaseFolder, sleep, startDesk, type Desk } from './support
  * run, and closes its page. Desk 2's approval submits the case, once.
  */
 describe.skipIf(!postgresBin())('a desk that lost its run to another desk (fencing)', () => {
-  let cluster: PgCluster;
-  let lab: Lab;
-  beforeAll(async () => {
-    cluster = (await sharedPostgres())!;
-    lab = await startLab();
-  });
-  afterAll(async () => {
-    await killDesks();
-    await lab?.stop();
-    cluster?.stop();
-  });
+  const office = useOfficeLab();
 
   it('the frozen desk, woken after the take-over, sends nothing and writes nothing into the run', { timeout: 600_000, retry: 0 }, async ({ onTestFailed }) => {
+    const { cluster, lab } = office;
     const url = await cluster.createDatabase('fencing');
     const database = new URL(url).pathname.slice(1);
     const env = { PORTAL_DESK_DATABASE_URL: url };

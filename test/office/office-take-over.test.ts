@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLab, type Lab } from '../../lab';
+import { describe, expect, it } from 'vitest';
 import { OfficeWaits, type OfficeWait } from '../../src/service/office-waits';
 import { openPgStore } from '../../src/store';
 import { runCli } from '../support/cli';
-import { postgresBin, sharedPostgres, type PgCluster } from '../support/postgres';
-import { killDesks, labCaseFolder, sleep, startDesk } from './support';
+import { postgresBin } from '../support/postgres';
+import { labCaseFolder, sleep, startDesk, useOfficeLab } from './support';
 
 /**
  * A bot check at an office desk is a wait every desk sees: two runs of desk-1 (`worker --approve
@@ -16,19 +15,10 @@ import { killDesks, labCaseFolder, sleep, startDesk } from './support';
  * desk-2) and is done, submitted once, its take-over in the step log.
  */
 describe.skipIf(!postgresBin())('take-over as an office wait', () => {
-  let cluster: PgCluster;
-  let lab: Lab;
-  beforeAll(async () => {
-    cluster = (await sharedPostgres())!;
-    lab = await startLab();
-  });
-  afterAll(async () => {
-    await killDesks();
-    await lab?.stop();
-    cluster?.stop();
-  });
+  const office = useOfficeLab();
 
   it('any desk sees and may decline a bot check; only the desk holding the browser takes it over and hands it back', { timeout: 420_000 }, async ({ onTestFailed }) => {
+    const { cluster, lab } = office;
     const url = await cluster.createDatabase('takeover');
     const env = { PORTAL_DESK_DATABASE_URL: url };
     const atDesk1 = { ...env, PORTAL_DESK_NAME: 'desk-1' };

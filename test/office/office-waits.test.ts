@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLab, type Lab } from '../../lab';
+import { describe, expect, it } from 'vitest';
 import { openPgStore } from '../../src/store';
 import { runCli } from '../support/cli';
-import { postgresBin, sharedPostgres, type PgCluster } from '../support/postgres';
-import { killDesks, labCaseFolder, sleep, startDesk } from './support';
+import { postgresBin } from '../support/postgres';
+import { labCaseFolder, sleep, startDesk, useOfficeLab } from './support';
 
 /**
  * Runs at desk 1 wait for the clerk's approval of the final submit as rows in the office database;
@@ -13,19 +12,10 @@ import { killDesks, labCaseFolder, sleep, startDesk } from './support';
  * the desk takes the second case while the first waits, and both wait at once.
  */
 describe.skipIf(!postgresBin())('human waits in the office database', () => {
-  let cluster: PgCluster;
-  let lab: Lab;
-  beforeAll(async () => {
-    cluster = (await sharedPostgres())!;
-    lab = await startLab();
-  });
-  afterAll(async () => {
-    await killDesks();
-    await lab?.stop();
-    cluster?.stop();
-  });
+  const office = useOfficeLab();
 
   it('a one-slot desk takes the next case while a run waits; approvals given from a second console reach the runs at the first desk', { timeout: 300_000 }, async () => {
+    const { cluster, lab } = office;
     const url = await cluster.createDatabase('waits');
     const env = { PORTAL_DESK_DATABASE_URL: url };
     const { dir, caseIds, clients } = labCaseFolder(2);

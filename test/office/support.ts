@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startLab, type Lab } from '../../lab';
 import { loadLabCases } from '../../lab/eval/suites/lab';
 import { BIN, REPO, tempHome } from '../support/cli';
+import { sharedPostgres, type PgCluster } from '../support/postgres';
 
 /** `n` lab cases a run finishes without set-up (no register look-up failing first), written as case files to a new folder. */
 export function labCaseFolder(n: number): { dir: string; caseIds: string[]; clients: string[] } {
@@ -75,3 +78,21 @@ export function startDesk(args: string[], env: Record<string, string>): Desk {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The office tests' set-up inside their `describe`: the run's shared PostgreSQL cluster and a portal
+ * lab, with every desk the file started killed after it. Read `cluster` and `lab` inside a test.
+ */
+export function useOfficeLab(): { cluster: PgCluster; lab: Lab } {
+  const office = {} as { cluster: PgCluster; lab: Lab };
+  beforeAll(async () => {
+    office.cluster = (await sharedPostgres())!;
+    office.lab = await startLab();
+  });
+  afterAll(async () => {
+    await killDesks();
+    await office.lab?.stop();
+    office.cluster?.stop();
+  });
+  return office;
+}

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldNameFor } from '../../src/agent/decide/rules/rules-planner';
 import { compareSubmission } from '../../lab';
-import { formFillingModel, reply, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
+import { formFillingModel, reply } from '../../lab/messages-api';
 import { caseFrom, occurrences, RealityBench, ScriptedInputs, stepsIntact } from './support';
+import { useMessagesApi } from '../support/messages-api';
 
 /**
  * Questions for the clerk: a value the case lacks (the answer joins the case with provenance
@@ -10,12 +11,9 @@ import { caseFrom, occurrences, RealityBench, ScriptedInputs, stepsIntact } from
  */
 describe('questions for the clerk', () => {
   const bench = new RealityBench();
-  let api: MessagesApi | undefined;
+  const serve = useMessagesApi();
   beforeAll(() => bench.start(), 120_000);
-  afterAll(async () => {
-    await api?.close();
-    await bench.stop();
-  });
+  afterAll(() => bench.stop());
 
   it('field names come from labels', () => {
     expect(fieldNameFor('Declarant capacity')).toBe('declarant_capacity');
@@ -60,7 +58,7 @@ describe('questions for the clerk', () => {
       applicationNumber: /\b(PWR-\d{4}-\d{6})\b/,
     });
     let asked = 0;
-    api = await startMessagesApi((request) => {
+    const api = await serve((request) => {
       asked += 1;
       if (asked === 1) {
         return reply.toolUse({ reasoning: 'The portal asks a security question.', actions: [{ type: 'ask', kind: 'security_answer', question: 'What is the answer to the account’s security question?', field: 'security_answer' }], want_screenshot: false });

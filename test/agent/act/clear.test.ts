@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { executeAction } from '../../../src/agent/act/executor';
 import { parseActOnPage } from '../../../src/agent/decide/anthropic/act-on-page';
 import { checkAction } from '../../../src/agent/guard/guard';
@@ -7,14 +7,13 @@ import { Action } from '../../../src/shared/action';
 import { describeAction } from '../../../src/shared/describe-action';
 import type { Control } from '../../../src/shared/observation';
 import { makeCase, makeProfile } from '../guard/fixtures';
-import { FixtureBrowser } from '../observe/fixture-server';
+import { useFixtureBrowser } from '../observe/fixture-pages';
+import type { FixtureBrowser } from '../observe/fixture-server';
 
 /** `clear`: empties a text box holding a stale or wrong value, and types nothing. Real Chromium. */
 
-const browser = new FixtureBrowser();
+const browser = useFixtureBrowser();
 const observer = new PageObserver();
-beforeAll(() => browser.start());
-afterAll(() => browser.stop());
 
 const FORM = `<!doctype html><title>Business details</title><main><h1>Business details</h1>
 <label for="name">Business name</label><input id="name" value="Old Shop Ltd (2019)">

@@ -1,23 +1,12 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { executeAction, runBatch } from '../../../src/agent/act/executor';
 import { PageObserver, type LivePageRead } from '../../../src/agent/observe/observer';
 import type { Control } from '../../../src/shared/observation';
-import { FixtureBrowser, startFixtureServer, type FixtureServer } from '../observe/fixture-server';
+import { useFixturePages } from '../observe/fixture-pages';
 
-let server: FixtureServer;
-const browser = new FixtureBrowser();
+const { server, browser } = useFixturePages();
 const observer = new PageObserver();
-
-beforeAll(async () => {
-  server = await startFixtureServer();
-  await browser.start();
-});
-afterEach(() => browser.closeContexts());
-afterAll(async () => {
-  await browser.stop();
-  await server.close();
-});
 
 function find(read: LivePageRead, role: string, name: string): Control {
   const found = read.observation.controls.find((c) => c.role === role && c.name === name);

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeAction } from '../../../src/agent/act/executor';
 import { loadCaseFile } from '../../../src/agent/case/case-files';
 import { MAX_DOCUMENT_BYTES } from '../../../src/agent/case/documents';
@@ -14,7 +14,7 @@ import { PageObserver, type LivePageRead } from '../../../src/agent/observe/obse
 import type { Action } from '../../../src/shared/action';
 import type { CaseFile } from '../../../src/shared/case-file';
 import { PortalProfile } from '../../../src/shared/portal-profile';
-import { FixtureBrowser } from '../observe/fixture-server';
+import { useFixtureBrowser } from '../observe/fixture-pages';
 
 /**
  * Uploads of case documents, in real Chromium against a portal page served here that receives the
@@ -60,7 +60,7 @@ writeFileSync(join(caseDir, 'case.json'), JSON.stringify(caseJson));
 const received: { name: string; file: string; sha256: string }[] = [];
 let server: Server;
 let port = 0;
-const browser = new FixtureBrowser();
+const browser = useFixtureBrowser();
 const observer = new PageObserver();
 
 const PAGE = (port: number) => `<!doctype html><title>Documents</title><h1>Attach your documents</h1>
@@ -104,13 +104,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
-  await browser.start();
 });
-afterEach(() => browser.closeContexts());
-afterAll(async () => {
-  await browser.stop();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function profile(): PortalProfile {
   return PortalProfile.parse({

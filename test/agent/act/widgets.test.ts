@@ -1,10 +1,10 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { executeAction } from '../../../src/agent/act/executor';
 import { PageObserver, type LivePageRead } from '../../../src/agent/observe/observer';
 import type { Control } from '../../../src/shared/observation';
 import { formatValue } from '../../../src/shared/value-format';
-import { FixtureBrowser, startFixtureServer, type FixtureServer } from '../observe/fixture-server';
+import { useFixturePages } from '../observe/fixture-pages';
 
 /**
  * Widgets driven by code, in real Chromium (test/fixtures/pages/widgets.html): a read-only date box
@@ -15,19 +15,8 @@ import { FixtureBrowser, startFixtureServer, type FixtureServer } from '../obser
  * reported as a mismatch, read back right after acting or once the page has settled.
  */
 
-let server: FixtureServer;
-const browser = new FixtureBrowser();
+const { server, browser } = useFixturePages();
 const observer = new PageObserver();
-
-beforeAll(async () => {
-  server = await startFixtureServer();
-  await browser.start();
-});
-afterEach(() => browser.closeContexts());
-afterAll(async () => {
-  await browser.stop();
-  await server.close();
-});
 
 async function open(file = 'widgets.html'): Promise<{ page: Page; read: LivePageRead }> {
   const page = await browser.page();

@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicConfigError, AnthropicPlanner, loadAnthropicConfig } from '../../../src/agent/decide/anthropic';
 import { PlannerError } from '../../../src/agent/decide/planner';
-import { type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../../lab/messages-api';
+import { type RecordedRequest, reply, type WireBlock } from '../../../lab/messages-api';
 import { blocks, CASE, detailsPage, input, messagesOf, plannerFor, TEST_KEY, turnOf } from './fixtures';
+import { useMessagesApi } from '../../support/messages-api';
 
-let api: MessagesApi | undefined;
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-
-async function serve(...args: Parameters<typeof startMessagesApi>): Promise<MessagesApi> {
-  api = await startMessagesApi(...args);
-  return api;
-}
+const serve = useMessagesApi();
 
 const GOOD = turnOf([{ type: 'click', ref: 'r10c4' }]);
 

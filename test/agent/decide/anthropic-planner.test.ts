@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actOnPageJsonSchema, digest, SYSTEM_PROMPT } from '../../../src/agent/decide/anthropic';
 import { estimateTokens } from '../../../src/agent/decide/anthropic/conversation';
 import { PlannerError } from '../../../src/agent/decide/planner';
 import type { StepAction } from '../../../src/shared/run';
-import { formFillingModel, type MessagesApi, type RecordedRequest, reply, startMessagesApi, type WireBlock } from '../../../lab/messages-api';
+import { formFillingModel, type RecordedRequest, reply, type WireBlock } from '../../../lab/messages-api';
 import { allBlocks, blocks, CASE, control, detailsPage, input, messagesOf, observation, plannerFor, PNG, pngOf, ran, stepAction, TEST_KEY, turnOf } from './fixtures';
+import { useMessagesApi } from '../../support/messages-api';
 
-let api: MessagesApi | undefined;
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-
-async function serve(...args: Parameters<typeof startMessagesApi>): Promise<MessagesApi> {
-  api = await startMessagesApi(...args);
-  return api;
-}
+const serve = useMessagesApi();
 
 const textOf = (block: WireBlock): string => (typeof block['text'] === 'string' ? block['text'] : '');
 const lastMessage = (request: RecordedRequest) => messagesOf(request)[messagesOf(request).length - 1];

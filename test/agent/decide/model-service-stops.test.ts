@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareSubmission } from '../../../lab';
-import { labFormFillingModel, reply, startMessagesApi, type MessagesApi } from '../../../lab/messages-api';
+import { labFormFillingModel, reply } from '../../../lab/messages-api';
 import { caseFrom, RealityBench, stepsIntact } from '../../realities/support';
+import { useMessagesApi } from '../../support/messages-api';
 
 /**
  * A run stopped by the model service (here: 529 overloaded on every retry the SDK makes) ends
@@ -10,19 +11,16 @@ import { caseFrom, RealityBench, stepsIntact } from '../../realities/support';
  */
 describe('a run the model service stops', () => {
   const bench = new RealityBench();
-  let api: MessagesApi | undefined;
+  const serve = useMessagesApi();
   beforeAll(() => bench.start(), 120_000);
-  afterAll(async () => {
-    await api?.close();
-    await bench.stop();
-  });
+  afterAll(() => bench.stop());
 
   it('529 after the SDK retries: interrupted with the reason; resume finishes with one submission', async () => {
     const caseFile = caseFrom('shops-renewal-anand-bakery.json');
     const filler = labFormFillingModel(caseFile, /\b(SHP-\d{4}-\d{6})\b/, { thinking: true });
     let answered = 0;
     let down = false;
-    api = await startMessagesApi((request) => {
+    const api = await serve((request) => {
       if (down) return reply.overloaded(5);
       answered += 1;
       if (answered === 3) down = true;

@@ -83,3 +83,15 @@ export function context(parts: ContextParts = {}): GuardContext {
     control: (ref) => byRef.get(ref),
   };
 }
+
+/**
+ * The Water Board, the gate tests' https portal on one host, as a profile's common fields: each
+ * test adds its submission paths, request map or forbidden paths and parses it with PortalProfile.
+ */
+export const WATER_BOARD = {
+  id: 'water',
+  name: 'Water Board',
+  startUrl: 'https://connect.water.example/',
+  allowedHosts: ['connect.water.example'],
+  confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
+} as const;

@@ -2,16 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { classifyRequest, pathMatches, serverPath } from '../../../src/agent/guard/request-class';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import { patternProblem } from '../../../src/shared/linear-pattern';
+import { WATER_BOARD } from './fixtures';
 
 /** The commit gate's classifier: what a request can do, judged from its method and address alone. */
 
 const profile = (extra: Record<string, unknown> = {}) =>
   PortalProfile.parse({
-    id: 'water',
-    name: 'Water Board',
-    startUrl: 'https://connect.water.example/',
-    allowedHosts: ['connect.water.example'],
-    confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
+    ...WATER_BOARD,
     submitPaths: ['/apply/submit'],
     ...extra,
   });
@@ -120,14 +117,7 @@ describe('classifyRequest', () => {
 
 describe('portal profiles are checked when they load', () => {
   const issues = (extra: Record<string, unknown>) => {
-    const parsed = PortalProfile.safeParse({
-      id: 'water',
-      name: 'Water Board',
-      startUrl: 'https://connect.water.example/',
-      allowedHosts: ['connect.water.example'],
-      confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
-      ...extra,
-    });
+    const parsed = PortalProfile.safeParse({ ...WATER_BOARD, ...extra });
     return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
   };
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyRequest, mapEntryProblem, requestShape, type RunFacts } from '../../../src/agent/guard/request-class';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import { entryFits, learnedEntry, mapPathMatches, type RequestMapEntry } from '../../../src/shared/request-map';
+import { WATER_BOARD } from './fixtures';
 
 /** Default deny and the request map: a request that can change state is free only where the map names its shape harmless. */
 
@@ -14,11 +15,7 @@ const GQL_SAVE: RequestMapEntry = { method: 'POST', path: '/graphql', kind: 'sav
 
 const profile = (extra: Record<string, unknown> = {}) =>
   PortalProfile.parse({
-    id: 'water',
-    name: 'Water Board',
-    startUrl: 'https://connect.water.example/',
-    allowedHosts: ['connect.water.example'],
-    confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
+    ...WATER_BOARD,
     requestMap: [SAVE, LOOKUP, GQL_SAVE, { method: 'POST', path: '/apply/submit', kind: 'submit' }, { method: 'POST', path: '/fees/pay', kind: 'payment' }],
     ...extra,
   });
@@ -155,11 +152,7 @@ describe('learning from the clerk', () => {
 describe('bad maps are refused when the profile loads', () => {
   const issues = (requestMap: unknown[]) => {
     const parsed = PortalProfile.safeParse({
-      id: 'water',
-      name: 'Water Board',
-      startUrl: 'https://connect.water.example/',
-      allowedHosts: ['connect.water.example'],
-      confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'x' },
+      ...WATER_BOARD,
       forbiddenPaths: ['/admin'],
       requestMap,
     });
@@ -188,7 +181,7 @@ describe('a profile file whose map is bad is refused before anything runs', () =
     const dir = mkdtempSync(join(tmpdir(), 'pd-profile-'));
     const write = (requestMap: unknown[]) => {
       const path = join(dir, `water-${Math.random().toString(36).slice(2)}.json`);
-      writeFileSync(path, JSON.stringify({ id: 'water', name: 'Water Board', startUrl: 'https://connect.water.example/', allowedHosts: ['connect.water.example'], confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'x' }, requestMap }));
+      writeFileSync(path, JSON.stringify({ ...WATER_BOARD, requestMap }));
       return path;
     };
     expect(() => loadPortalProfile(write([{ method: 'POST', path: '/users/*/delete', kind: 'save' }]))).toThrow(/requestMap\.0: POST \/users\/\*\/delete is named a save, but it overlaps a forbidden rule/);

@@ -3,6 +3,7 @@ import { CommitGate, type GateRecord } from '../../../src/agent/guard/commit-gat
 import { ClerkGestures } from '../../../src/shared/clerk-gestures';
 import type { CarriedValue } from '../../../src/shared/control-submission';
 import { PortalProfile } from '../../../src/shared/portal-profile';
+import { WATER_BOARD } from './fixtures';
 
 /**
  * The commit gate while the clerk works the portal by hand (a take-over): the clerk is the
@@ -12,11 +13,7 @@ import { PortalProfile } from '../../../src/shared/portal-profile';
  * tries it in Chromium against pages that post on their own).
  */
 const profile = PortalProfile.parse({
-  id: 'water',
-  name: 'Water Board',
-  startUrl: 'https://connect.water.example/',
-  allowedHosts: ['connect.water.example'],
-  confirmation: { applicationNumberPattern: 'WB-\\d{8}', pageContains: 'Application received' },
+  ...WATER_BOARD,
   submitPaths: ['/apply/submit'],
   forbiddenPaths: ['/my-account/close'],
 });

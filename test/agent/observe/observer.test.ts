@@ -1,22 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { executeAction } from '../../../src/agent/act/executor';
 import { PageObserver } from '../../../src/agent/observe/observer';
 import { Observation, type Control } from '../../../src/shared/observation';
-import { FixtureBrowser, startFixtureServer, type FixtureServer } from './fixture-server';
+import { useFixturePages } from './fixture-pages';
 
-let server: FixtureServer;
-const browser = new FixtureBrowser();
+const { server, browser } = useFixturePages();
 const observer = new PageObserver();
-
-beforeAll(async () => {
-  server = await startFixtureServer();
-  await browser.start();
-});
-afterEach(() => browser.closeContexts());
-afterAll(async () => {
-  await browser.stop();
-  await server.close();
-});
 
 function byName(controls: readonly Control[], role: string, name: string): Control {
   const found = controls.find((c) => c.role === role && c.name === name);

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeAction } from '../../../src/agent/act/executor';
 import { RulesPlanner } from '../../../src/agent/decide/rules/rules-planner';
 import { checkAction, resolveValue } from '../../../src/agent/guard/guard';
@@ -12,7 +12,7 @@ import { PortalProfile } from '../../../src/shared/portal-profile';
 import type { Verdict } from '../../../src/shared/verdict';
 import { readApproval } from '../../../src/console/approval-detail';
 import type { ReviewRow } from '../../../src/shared/console-api';
-import { FixtureBrowser } from '../observe/fixture-server';
+import { useFixtureBrowser } from '../observe/fixture-pages';
 import { startPartnershipForm, type PartnershipForm } from './partnership-form';
 
 /**
@@ -24,18 +24,13 @@ import { startPartnershipForm, type PartnershipForm } from './partnership-form';
  */
 
 let form: PartnershipForm;
-const browser = new FixtureBrowser();
+const browser = useFixtureBrowser();
 const observer = new PageObserver();
 
 beforeAll(async () => {
   form = await startPartnershipForm();
-  await browser.start();
 });
-afterEach(() => browser.closeContexts());
-afterAll(async () => {
-  await browser.stop();
-  await form.close();
-});
+afterAll(() => form.close());
 
 const host = () => `forms.trade.example:${form.port}`;
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeAction } from '../../../src/agent/act/executor';
 import { RulesPlanner } from '../../../src/agent/decide/rules/rules-planner';
 import { checkAction, resolveValue } from '../../../src/agent/guard/guard';
@@ -8,7 +8,7 @@ import { PageObserver } from '../../../src/agent/observe/observer';
 import type { Action } from '../../../src/shared/action';
 import { CaseFile } from '../../../src/shared/case-file';
 import { PortalProfile } from '../../../src/shared/portal-profile';
-import { FixtureBrowser } from '../observe/fixture-server';
+import { useFixtureBrowser } from '../observe/fixture-pages';
 
 /**
  * The offline rules planner on one-page forms it was not built for, in real Chromium against a
@@ -21,7 +21,7 @@ import { FixtureBrowser } from '../observe/fixture-server';
 let server: Server;
 let port = 0;
 const posted: Record<string, string>[] = [];
-const browser = new FixtureBrowser();
+const browser = useFixtureBrowser();
 const observer = new PageObserver();
 
 const shell = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
@@ -86,13 +86,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
-  await browser.start();
 });
-afterEach(() => browser.closeContexts());
-afterAll(async () => {
-  await browser.stop();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function profile(): PortalProfile {
   return PortalProfile.parse({

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PortalProfile } from '../../../src/shared/portal-profile';
+import { escapeHtml, htmlPage as page, PortalSite, readBody } from '../portal-site';
 
 /**
  * A small GOV.UK-style licensing portal written for the commit gate's tests, on none of the
@@ -38,31 +38,15 @@ export interface Submission {
 
 export const HOST = 'licensing.gov.example';
 
-export class LicensingPortal {
+export class LicensingPortal extends PortalSite {
   variant: AttackVariant = 'none';
   readonly submissions: Submission[] = [];
   readonly accountHits: string[] = [];
   readonly notesPosts: string[] = [];
   private details: Record<string, string> = {};
   private counter = 0;
-  private server!: Server;
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
-    return this;
-  }
-
-  get port(): number {
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  get origin(): string {
-    return `http://${HOST}:${this.port}`;
-  }
-
-  get hostResolverRules(): string {
-    return `MAP ${HOST} 127.0.0.1`;
+  constructor() {
+    super(HOST);
   }
 
   /** The profile an office would write: with its submission endpoint, or saying nothing of it. */
@@ -92,12 +76,7 @@ export class LicensingPortal {
     return this.submissions.map((s) => s.number);
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.origin);
     const body = await readBody(req);
     const form = Object.fromEntries(new URLSearchParams(body));
@@ -184,27 +163,10 @@ export class LicensingPortal {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(''));
-  });
-}
-
-function page(res: ServerResponse, title: string, main: string): void {
-  send(res, 200, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main>${main}</main></body></html>`, 'text/html; charset=utf-8');
-}
-
 function redirect(res: ServerResponse, to: string): void {
   res.writeHead(303, { location: to, 'content-length': '0' }).end();
 }
 
 function send(res: ServerResponse, status: number, body: string, type = 'text/plain'): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 }

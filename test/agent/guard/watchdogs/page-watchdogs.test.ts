@@ -1,36 +1,19 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { contextOptionsFor, installWatchdogs, type GuardEvent } from '../../../../src/agent/guard/browser';
 import { newTabsOf } from '../../../../src/agent/guard/watchdogs/popups';
-import { ATTACKER, fullyGuardedPage, guardedPage, launchLabChromium, PortalServer, settle, type GuardedPage } from './portal-server';
+import { ATTACKER, fullyGuardedPage, settle, useGuardedPortal } from './portal-server';
 
-let browser: Browser;
-const server = new PortalServer();
-let guarded: GuardedPage;
-
-beforeAll(async () => {
-  await server.start();
-  browser = await launchLabChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server.stop();
-});
-beforeEach(async () => {
-  server.clear();
-  guarded = await guardedPage(browser, server.profile());
-});
-afterEach(async () => {
-  await guarded.context.close();
-});
+const lab = useGuardedPortal();
+const server = lab.server;
 
 async function open(html: string): Promise<void> {
   const path = server.page(`/w${Math.random().toString(36).slice(2)}`, html);
-  await guarded.page.goto(`${server.origin()}${path}`);
+  await lab.guarded.page.goto(`${server.origin()}${path}`);
 }
 
 function events(type: GuardEvent['type']): GuardEvent[] {
-  return guarded.events.filter((e) => e.type === type);
+  return lab.guarded.events.filter((e) => e.type === type);
 }
 
 describe('context options', () => {
@@ -53,10 +36,10 @@ describe('context options', () => {
 describe('downloads', () => {
   it('are refused, cancelled and reported; nothing is saved', async () => {
     await open(`<a id="get" href="/file">Download licence</a><a id="attr" download href="/file?x=1">Save copy</a>`);
-    const download = guarded.page.waitForEvent('download');
-    await guarded.page.click('#get');
+    const download = lab.guarded.page.waitForEvent('download');
+    await lab.guarded.page.click('#get');
     const first = await download;
-    await guarded.page.click('#attr');
+    await lab.guarded.page.click('#attr');
     await expect.poll(() => events('download_blocked').length, { timeout: 20_000 }).toBe(2);
     expect(await first.failure()).not.toBeNull();
     await expect(first.path()).rejects.toThrow();
@@ -67,7 +50,7 @@ describe('downloads', () => {
 describe('dialogs', () => {
   it('alert, confirm and prompt are dismissed at once and reported; the page never hangs', async () => {
     await open('<p>form</p>');
-    const answers = await guarded.page.evaluate(() => {
+    const answers = await lab.guarded.page.evaluate(() => {
       alert('Your session will expire');
       return { confirmed: confirm('Submit now?'), typed: prompt('Type the code', '1234') };
     });
@@ -81,26 +64,26 @@ describe('dialogs', () => {
 
   it('beforeunload is dismissed: the page, and what was typed, stays', async () => {
     await open(`<input id="name"><script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'Leave?'; });</script>`);
-    await guarded.page.fill('#name', 'Lakshmi Stores');
-    await guarded.page.close({ runBeforeUnload: true });
+    await lab.guarded.page.fill('#name', 'Lakshmi Stores');
+    await lab.guarded.page.close({ runBeforeUnload: true });
     await expect.poll(() => events('dialog_dismissed').length, { timeout: 20_000 }).toBe(1);
     expect(events('dialog_dismissed')[0]!.detail).toContain('beforeunload');
-    expect(guarded.page.isClosed()).toBe(false);
-    expect(await guarded.page.inputValue('#name')).toBe('Lakshmi Stores');
+    expect(lab.guarded.page.isClosed()).toBe(false);
+    expect(await lab.guarded.page.inputValue('#name')).toBe('Lakshmi Stores');
   });
 });
 
 describe('pop-ups and work pages', () => {
   it('keeps a new tab on the portal’s address for the run to follow, with its page locks on; closes a blank pop-up; leaves a page Portal Desk opens', async () => {
     // The whole guard, as a run has it: the network lock fetches a new tab's first page through the egress lock's proxy.
-    await guarded.context.close();
-    guarded = await fullyGuardedPage(browser, server.profile());
-    const second = await guarded.watchdogs.openPage();
+    await lab.guarded.context.close();
+    lab.guarded = await fullyGuardedPage(lab.browser, server.profile());
+    const second = await lab.guarded.watchdogs.openPage();
     await second.goto(`${server.origin()}/second`);
     expect(server.hits.some((h) => h.path === '/second')).toBe(true);
     await open(`<button id="go" onclick="window.open('/help')">Help</button><button id="blank" onclick="window.open('').document.write('Enter your password')">Blank</button>`);
-    await guarded.page.click('#go');
-    const tabs = newTabsOf(guarded.context)!;
+    await lab.guarded.page.click('#go');
+    const tabs = newTabsOf(lab.guarded.context)!;
     let kept: Page[] = [];
     await expect.poll(async () => (kept = [...kept, ...(await tabs.take())]).length, { timeout: 20_000 }).toBe(1);
     expect(new URL(kept[0]!.url()).pathname).toBe('/help');
@@ -110,16 +93,16 @@ describe('pop-ups and work pages', () => {
     await expect.poll(() => events('navigation_blocked').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
     expect(server.to(ATTACKER)).toEqual([]);
     await kept[0]!.close();
-    await guarded.page.click('#blank');
+    await lab.guarded.page.click('#blank');
     await expect.poll(() => events('popup_closed').length, { timeout: 20_000 }).toBe(1);
-    await expect.poll(() => guarded.context.pages().length, { timeout: 20_000 }).toBe(2);
-    expect(guarded.context.pages()).toContain(second);
+    await expect.poll(() => lab.guarded.context.pages().length, { timeout: 20_000 }).toBe(2);
+    expect(lab.guarded.context.pages()).toContain(second);
   });
 });
 
 describe('reporting', () => {
   it('a sink that throws does not undo a block', async () => {
-    const context = await browser.newContext(contextOptionsFor(server.profile()));
+    const context = await lab.browser.newContext(contextOptionsFor(server.profile()));
     const page = await context.newPage();
     try {
       let calls = 0;

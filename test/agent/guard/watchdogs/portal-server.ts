@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { launchChromium } from '../../../../src/agent/browser/chromium';
 import { contextOptionsFor, installWatchdogs, openGuardedContext, type GuardEvent, type Watchdogs } from '../../../../src/agent/guard/browser';
 import { PortalProfile } from '../../../../src/shared/portal-profile';
@@ -167,4 +168,34 @@ export async function fullyGuardedPage(browser: Browser, profile: PortalProfile)
 /** Long enough for any request a page makes on loopback to land. */
 export function settle(page: Page, ms = 600): Promise<void> {
   return page.waitForTimeout(ms);
+}
+
+/** What `useGuardedPortal` gives a test file; `guarded` is each test's page, which a test may replace (it is closed after the test). */
+export interface GuardedPortal {
+  readonly server: PortalServer;
+  browser: Browser;
+  guarded: GuardedPage;
+}
+
+/**
+ * The watchdog tests' set-up, registered on the calling file: the portal-and-attacker server and
+ * one Chromium for the file, and for each test a cleared server log and a page with the page-level
+ * locks (`guardedPage`), closed after the test.
+ */
+export function useGuardedPortal(): GuardedPortal {
+  const lab = { server: new PortalServer() } as GuardedPortal;
+  beforeAll(async () => {
+    await lab.server.start();
+    lab.browser = await launchLabChromium();
+  });
+  afterAll(async () => {
+    await lab.browser?.close();
+    await lab.server.stop();
+  });
+  beforeEach(async () => {
+    lab.server.clear();
+    lab.guarded = await guardedPage(lab.browser, lab.server.profile());
+  });
+  afterEach(() => lab.guarded.context.close());
+  return lab;
 }
