@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { z } from 'zod';
+import { PortalProfile } from '../../src/shared/portal-profile';
 
 /**
  * The attack suites' own portals, written apart from the lab so that the gate meets pages and
@@ -9,8 +11,8 @@ import type { AddressInfo } from 'node:net';
  */
 export abstract class PortalSite {
   protected server!: Server;
-
-  constructor(private readonly host: string) {}
+  /** The portal's one host name. */
+  protected abstract readonly host: string;
 
   protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 
@@ -34,6 +36,11 @@ export abstract class PortalSite {
 
   get hostResolverRules(): string {
     return `MAP ${this.host} 127.0.0.1`;
+  }
+
+  /** The portal's profile: its start page and its one host, over plain http on loopback, with what the portal adds. */
+  protected profileWith(fields: Omit<z.input<typeof PortalProfile>, 'startUrl' | 'allowedHosts' | 'allowHttp'>): PortalProfile {
+    return PortalProfile.parse({ startUrl: `${this.origin}/`, allowedHosts: [`${this.host}:${this.port}`], allowHttp: true, ...fields });
   }
 
   async stop(): Promise<void> {

@@ -6,10 +6,10 @@ import { loadReplay, Replay, REPORT_CSP } from '../../src/audit';
 import { labAccount } from '../../lab';
 import { loadPortalProfile } from '../../src/agent/case/portal-profiles';
 import type { StepRecord } from '../../src/shared/run';
-import { openStore, verifyExport, type Store } from '../../src/store';
+import { verifyExport, type Store } from '../../src/store';
 import { REPO, runCli, type CliResult } from '../support/cli';
 import { EngineBench } from '../support/engine';
-import { recordedShopsRun } from '../support/recorded-run';
+import { openRecordedShopsRun } from '../support/recorded-run';
 import { openReport, tempDir, type OpenedReport } from './support';
 
 /**
@@ -29,10 +29,7 @@ let report: OpenedReport;
 beforeAll(async () => {
   bench = await new EngineBench().start();
   // The run this file reads, recorded once for every file that only reads it (test/support/recorded-run.ts).
-  const run = await recordedShopsRun(bench);
-  store = openStore(run.db);
-  runId = run.runId;
-  steps = await store.listSteps(runId);
+  ({ store, runId, steps } = await openRecordedShopsRun(bench));
   out = tempDir();
   cli = await runCli(['replay', runId, '--db', store.path, '--export', join(out, 'report.html'), '--export-json', join(out, 'run.json'), '--json'], { timeoutMs: 170_000 });
   report = await openReport(bench.browser, join(out, 'report.html'));

@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../src/store';
 import type { StepRecord } from '../../src/shared/run';
 import { runCli, type CliResult } from '../support/cli';
 import { EngineBench } from '../support/engine';
-import { recordedShopsRun } from '../support/recorded-run';
+import { openRecordedShopsRun } from '../support/recorded-run';
 import { changeOneByte, copyDatabase, readScreenshot, readStepJson, tamper, tempDir } from './support';
 
 /**
@@ -28,10 +28,7 @@ const SHOT_STEP = 2;
 beforeAll(async () => {
   bench = await new EngineBench().start();
   // A copy of its own of the run recorded once for every file that only reads it (test/support/recorded-run.ts).
-  const run = await recordedShopsRun(bench);
-  store = openStore(run.db);
-  runId = run.runId;
-  steps = await store.listSteps(runId);
+  ({ store, runId, steps } = await openRecordedShopsRun(bench));
   head = (await store.getRun(runId))!.headHash!;
   dir = tempDir();
 }, 300_000);

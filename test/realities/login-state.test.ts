@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caseFrom, filesUnder, occurrences, RealityBench } from './support';
+import { caseFrom, occurrences, RealityBench } from './support';
+import { filesUnder } from '../vault/temp-vault';
 
 /**
  * Saved login state per client and portal, encrypted at rest, reused by the next run of the

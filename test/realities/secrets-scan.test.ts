@@ -5,7 +5,8 @@ import { compareSubmission, labAccount, startLab, type Lab } from '../../lab';
 import { openStore } from '../../src/store';
 import { runCli } from '../support/cli';
 import { labFormFillingModel, startMessagesApi, type MessagesApi } from '../../lab/messages-api';
-import { caseFrom, filesUnder, occurrences, tempDir, writeCase } from './support';
+import { caseFrom, occurrences, tempDir, writeCase } from './support';
+import { filesUnder } from '../vault/temp-vault';
 
 /**
  * Passwords and one-time codes never leave the browser's input fields: a scan of the store

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -106,18 +106,6 @@ export async function stepsIntact(store: Store, runId: string): Promise<{ ok: bo
   const contiguous = indices.every((i, n) => i === n);
   const chain = (await store.verifyRun(runId)).ok;
   return { ok: contiguous && chain, indices, chain };
-}
-
-/** Every regular file under `dir` (recursively) with its bytes. */
-export function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
-  const out: { path: string; bytes: Buffer }[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    if (stat.isDirectory()) out.push(...filesUnder(path));
-    else if (stat.isFile()) out.push({ path, bytes: readFileSync(path) });
-  }
-  return out;
 }
 
 /** How often `secret` occurs in `haystack` as UTF-8, UTF-16LE, base64 or hex. */

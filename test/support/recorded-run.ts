@@ -2,7 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { openStore } from '../../src/store';
+import type { StepRecord } from '../../src/shared/run';
+import { openStore, type Store } from '../../src/store';
 import { RecordingApprovals, type EngineBench } from './engine';
 
 /**
@@ -63,4 +64,11 @@ export async function recordedShopsRun(bench: EngineBench): Promise<RecordedRun>
   const copy = mkdtempSync(join(tmpdir(), 'pd-recorded-'));
   cpSync(root, copy, { recursive: true, filter: (path) => !path.endsWith('ready.json') });
   return { db: join(copy, 'runs.sqlite'), runId };
+}
+
+/** `recordedShopsRun`'s copy opened: its store (the caller closes it), run id and steps. */
+export async function openRecordedShopsRun(bench: EngineBench): Promise<{ store: Store; runId: string; steps: StepRecord[] }> {
+  const run = await recordedShopsRun(bench);
+  const store = openStore(run.db);
+  return { store, runId: run.runId, steps: await store.listSteps(run.runId) };
 }

@@ -15,12 +15,12 @@ export function memoryKey(key: Buffer = randomBytes(32), description = 'test key
 }
 
 /** Every regular file under `dir`, with its bytes. */
-export function allFiles(dir: string): { path: string; bytes: Buffer }[] {
+export function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
   const out: { path: string; bytes: Buffer }[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     const stat = statSync(path);
-    if (stat.isDirectory()) out.push(...allFiles(path));
+    if (stat.isDirectory()) out.push(...filesUnder(path));
     else if (stat.isFile()) out.push({ path, bytes: readFileSync(path) });
   }
   return out;
@@ -33,7 +33,7 @@ export function encodings(secret: string): Buffer[] {
 
 /** The files under `dir` in which `secret` appears in any of those encodings. */
 export function filesContaining(dir: string, secret: string): string[] {
-  return allFiles(dir)
+  return filesUnder(dir)
     .filter((f) => encodings(secret).some((e) => f.bytes.includes(e)))
     .map((f) => f.path);
 }

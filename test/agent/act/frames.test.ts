@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -15,6 +14,7 @@ import { PageObserver, type LivePageRead } from '../../../src/agent/observe/obse
 import type { Action } from '../../../src/shared/action';
 import type { CaseFile } from '../../../src/shared/case-file';
 import { PortalProfile } from '../../../src/shared/portal-profile';
+import { serveOnLoopback, type LoopbackSite } from '../../support/loopback-site';
 
 /**
  * Frames in a run's guarded context, in real Chromium: a frame of the portal's second allowed host
@@ -33,7 +33,7 @@ writeFileSync(
   JSON.stringify({ caseId: 'frames-1', clientId: 'asha', portal: 'docs', task: 'licence', fields: { nearest_landmark: 'Opposite the post office' }, documents: { id_proof: 'asha/pan.pdf' } }),
 );
 
-let server: Server;
+let site: LoopbackSite;
 let port = 0;
 let browser: Browser;
 const hits: { host: string; path: string }[] = [];
@@ -46,20 +46,19 @@ const FINDER = `<!doctype html><label for="lm">Nearest landmark</label><input id
 const OFFER = `<!doctype html><label for="m">Mobile number</label><input id="m"><label for="u">Upload your PAN here</label><input id="u" type="file">`;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  site = await serveOnLoopback((req, res) => {
     req.resume();
     const host = (req.headers.host ?? '').split(':')[0]!;
     hits.push({ host, path: req.url ?? '/' });
     const body = host === 'finder.test' ? FINDER : host === 'other.test' ? OFFER : MAIN(port);
     res.writeHead(200, { 'content-type': 'text/html' }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
+  port = site.port;
   browser = await launchChromium({ hostResolverRules: 'MAP * 127.0.0.1' });
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await site.close();
 });
 
 function profile(): PortalProfile {

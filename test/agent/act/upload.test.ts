@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -15,6 +14,7 @@ import type { Action } from '../../../src/shared/action';
 import type { CaseFile } from '../../../src/shared/case-file';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import { useFixtureBrowser } from '../observe/fixture-pages';
+import { serveOnLoopback, type LoopbackSite } from '../../support/loopback-site';
 
 /**
  * Uploads of case documents, in real Chromium against a portal page served here that receives the
@@ -58,7 +58,7 @@ writeFileSync(join(caseDir, 'case.json'), JSON.stringify(caseJson));
 
 /** What the portal received: the files of each posted form. */
 const received: { name: string; file: string; sha256: string }[] = [];
-let server: Server;
+let site: LoopbackSite;
 let port = 0;
 const browser = useFixtureBrowser();
 const observer = new PageObserver();
@@ -89,7 +89,7 @@ function fileParts(body: Buffer, type: string): { name: string; file: string; sh
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  site = await serveOnLoopback((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -102,10 +102,9 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(url.pathname === '/frame' ? FRAME : PAGE(port));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
+  port = site.port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => site.close());
 
 function profile(): PortalProfile {
   return PortalProfile.parse({

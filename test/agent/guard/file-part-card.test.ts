@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -14,6 +13,7 @@ import type { Action } from '../../../src/shared/action';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../../src/shared/clerk';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import { openStore } from '../../../src/store';
+import { serveOnLoopback, type LoopbackSite } from '../../support/loopback-site';
 
 /**
  * The approval card names the files a held request carries: the file name it is sent under, its
@@ -42,13 +42,13 @@ const PAGE = `<!doctype html><title>Licence</title><h1>Apply for a licence</h1>
 fd.append('extra',new File(['%PDF made up by the page'],'pan.pdf',{type:'application/pdf'}));
 fetch('/apply/submit',{method:'POST',body:fd}).then(r=>r.text()).then(t=>{document.body.innerHTML=t;});};</script>`;
 
-let server: Server;
+let site: LoopbackSite;
 let port = 0;
 let browser: Browser;
 const received: number[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  site = await serveOnLoopback((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -60,13 +60,12 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
+  port = site.port;
   browser = await launchChromium({ hostResolverRules: 'MAP docs.test 127.0.0.1' });
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await site.close();
 });
 
 /** Attaches the document and types the name, then presses Send; then stops. */

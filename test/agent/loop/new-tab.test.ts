@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../../../s
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import type { StepRecord } from '../../../src/shared/run';
 import { openStore, type Store } from '../../../src/store';
+import { serveOnLoopback, type LoopbackSite } from '../../support/loopback-site';
 
 /**
  * New tabs and windows in a run, in real Chromium through the whole engine (the guarded context,
@@ -32,7 +32,7 @@ const PAGES: Record<string, string> = {
 <form method="post" action="/apply/submit"><button>Submit application</button></form>`,
 };
 
-let server: Server;
+let site: LoopbackSite;
 let port = 0;
 let browser: Browser;
 let store: Store;
@@ -42,7 +42,7 @@ const submissions: string[] = [];
 const otherHost: string[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  site = await serveOnLoopback((req, res) => {
     req.resume();
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
@@ -62,15 +62,14 @@ beforeAll(async () => {
       res.writeHead(page ? 200 : 404, { 'content-type': 'text/html' }).end((page ?? 'not found').replace('PORT', String(port)));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
+  port = site.port;
   browser = await launchChromium({ hostResolverRules: 'MAP * 127.0.0.1' });
   store = openStore(join(mkdtempSync(join(tmpdir(), 'pd-new-tab-')), 'runs.sqlite'));
 });
 afterAll(async () => {
   store?.close();
   await browser?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await site.close();
 });
 
 /** Presses "Submit application" on the first turn, then claims to be done (the guard wants proof), then gives up. */

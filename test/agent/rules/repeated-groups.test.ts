@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeAction } from '../../../src/agent/act/executor';
 import { RulesPlanner } from '../../../src/agent/decide/rules/rules-planner';
+import { executeAction } from '../../../src/agent/act/executor';
 import { checkAction, resolveValue } from '../../../src/agent/guard/guard';
 import type { GuardContext } from '../../../src/agent/guard/guard-context';
 import { PageObserver, type LivePageRead } from '../../../src/agent/observe/observer';
@@ -9,10 +9,10 @@ import type { Action } from '../../../src/shared/action';
 import { CaseFile } from '../../../src/shared/case-file';
 import { describeAction } from '../../../src/shared/describe-action';
 import { PortalProfile } from '../../../src/shared/portal-profile';
-import type { Verdict } from '../../../src/shared/verdict';
 import { readApproval } from '../../../src/console/approval-detail';
 import type { ReviewRow } from '../../../src/shared/console-api';
 import { useFixtureBrowser } from '../observe/fixture-pages';
+import { driveRules, type Drive } from './drive';
 import { startPartnershipForm, type PartnershipForm } from './partnership-form';
 
 /**
@@ -68,37 +68,9 @@ function guardContext(read: LivePageRead, caseFile: CaseFile = CASE): GuardConte
   return { profile: profile(), caseFile, clerkValues: {}, observation: read.observation, control: (ref) => read.control(ref) };
 }
 
-interface Drive {
-  page: Page;
-  turns: Action[][];
-  verdicts: { action: Action; verdict: Verdict }[];
-  approvals: number;
-  end: Action | undefined;
-}
-
 /** Read, plan, guard, act until done, fail or ask (or 12 turns); gated actions are approved and counted. */
-async function drive(page: Page, planner: RulesPlanner, stopAt?: (read: LivePageRead) => boolean | Promise<boolean>): Promise<Drive> {
-  const result: Drive = { page, turns: [], verdicts: [], approvals: 0, end: undefined };
-  for (let step = 0; step < 12; step++) {
-    const read = await observer.read(page);
-    if (await stopAt?.(read)) return result;
-    const { turn } = await planner.decide({ step, observation: read.observation, previous: [], notes: [], screenshot: async () => new Uint8Array() });
-    result.turns.push(turn.actions);
-    for (const action of turn.actions) {
-      if (action.type === 'done' || action.type === 'fail' || action.type === 'ask') {
-        result.end = action;
-        return result;
-      }
-      const verdict = checkAction(action, guardContext(read));
-      result.verdicts.push({ action, verdict });
-      if (verdict.verdict === 'block') throw new Error(`blocked: ${verdict.reason}`);
-      if (verdict.verdict === 'needs_approval') result.approvals += 1;
-      const value = action.type === 'fill' || action.type === 'select' ? resolveValue(action, { caseFile: CASE, clerkValues: {} }) : undefined;
-      const outcome = await executeAction(page, read, action, value);
-      if (outcome.status !== 'done') throw new Error(`${action.type} ended ${outcome.status}: ${outcome.message}`);
-    }
-  }
-  return result;
+function drive(page: Page, planner: RulesPlanner, stopAt?: (read: LivePageRead) => boolean | Promise<boolean>): Promise<Drive> {
+  return driveRules(page, { planner, profile: profile(), caseFile: CASE, observer, maxTurns: 12, ...(stopAt ? { stopAt } : {}) });
 }
 
 function startPlanner(): RulesPlanner {

@@ -1,14 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeAction } from '../../../src/agent/act/executor';
 import { RulesPlanner } from '../../../src/agent/decide/rules/rules-planner';
-import { checkAction, resolveValue } from '../../../src/agent/guard/guard';
 import { PageObserver } from '../../../src/agent/observe/observer';
-import type { Action } from '../../../src/shared/action';
 import { CaseFile } from '../../../src/shared/case-file';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 import { useFixtureBrowser } from '../observe/fixture-pages';
+import { driveRules, type Drive } from './drive';
+import { serveOnLoopback, type LoopbackSite } from '../../support/loopback-site';
 
 /**
  * The offline rules planner on one-page forms it was not built for, in real Chromium against a
@@ -18,7 +15,7 @@ import { useFixtureBrowser } from '../observe/fixture-pages';
  * below is the loop's order (read, plan, guard, act), with a clerk who approves what is gated.
  */
 
-let server: Server;
+let site: LoopbackSite;
 let port = 0;
 const posted: Record<string, string>[] = [];
 const browser = useFixtureBrowser();
@@ -67,7 +64,7 @@ function formB(error?: string): string {
 const THANKS = (ref: string) => shell('Application received', `<p>Your reference is <strong>${ref}</strong>.</p>`);
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  site = await serveOnLoopback((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -84,10 +81,9 @@ beforeAll(async () => {
       return send(THANKS('SL-2002'));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
+  port = site.port;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => site.close());
 
 function profile(): PortalProfile {
   return PortalProfile.parse({
@@ -100,38 +96,13 @@ function profile(): PortalProfile {
   });
 }
 
-interface Drive {
-  page: Page;
-  turns: Action[][];
-  approvals: number;
-  end: Action | undefined;
-}
-
 /** Read, plan, guard, act until the planner says done or fail (or 8 turns); gated actions are approved and counted. */
 async function drive(path: string, caseFile: CaseFile): Promise<Drive> {
   const page = await browser.page();
   await page.goto(`http://forms.council.example:${port}${path}`);
   const planner = new RulesPlanner(profile());
   planner.start({ caseId: caseFile.caseId, portal: caseFile.portal, task: caseFile.task, fields: caseFile.fields, aliases: caseFile.aliases, declarations: caseFile.declarations });
-  const result: Drive = { page, turns: [], approvals: 0, end: undefined };
-  for (let step = 0; step < 8; step++) {
-    const read = await observer.read(page);
-    const { turn } = await planner.decide({ step, observation: read.observation, previous: [], notes: [], screenshot: async () => new Uint8Array() });
-    result.turns.push(turn.actions);
-    for (const action of turn.actions) {
-      if (action.type === 'done' || action.type === 'fail' || action.type === 'ask') {
-        result.end = action;
-        return result;
-      }
-      const verdict = checkAction(action, { profile: profile(), caseFile, clerkValues: {}, observation: read.observation, control: (ref) => read.control(ref) });
-      if (verdict.verdict === 'block') throw new Error(`blocked: ${verdict.reason}`);
-      if (verdict.verdict === 'needs_approval') result.approvals += 1;
-      const value = action.type === 'fill' || action.type === 'select' ? resolveValue(action, { caseFile, clerkValues: {} }) : undefined;
-      const outcome = await executeAction(page, read, action, value);
-      if (outcome.status !== 'done') throw new Error(`${action.type} ended ${outcome.status}: ${outcome.message}`);
-    }
-  }
-  return result;
+  return driveRules(page, { planner, profile: profile(), caseFile, observer, maxTurns: 8 });
 }
 
 function caseOf(fields: CaseFile['fields']): CaseFile {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PortalProfile } from '../../../src/shared/portal-profile';
+import type { PortalProfile } from '../../../src/shared/portal-profile';
 import { escapeHtml, htmlPage as page, PortalSite, readBody } from '../portal-site';
 
 /**
@@ -45,18 +45,13 @@ export class LicensingPortal extends PortalSite {
   readonly notesPosts: string[] = [];
   private details: Record<string, string> = {};
   private counter = 0;
-  constructor() {
-    super(HOST);
-  }
+  protected readonly host = HOST;
 
   /** The profile an office would write: with its submission endpoint, or saying nothing of it. */
   profile(options: { declareSubmitPaths?: boolean } = {}): PortalProfile {
-    return PortalProfile.parse({
+    return this.profileWith({
       id: 'licensing',
       name: 'Street trading licences (test portal)',
-      startUrl: `${this.origin}/`,
-      allowedHosts: [`${HOST}:${this.port}`],
-      allowHttp: true,
       confirmation: { applicationNumberPattern: 'LIC-\\d{6}', pageContains: 'Application complete' },
       // Declared: its submission address and its one section save (default deny holds every other post).
       ...(options.declareSubmitPaths === false ? {} : { submitPaths: ['/apply/submit'], requestMap: [{ method: 'POST', path: '/apply/details', kind: 'save', fields: ['full_name', 'trading_pitch'] }] }),

@@ -10,7 +10,7 @@ import { ClerkDesk } from '../../../src/console/clerk-desk';
 import { playClerkInput } from '../../../src/console/take-over-input';
 import { CaseFile } from '../../../src/shared/case-file';
 import type { ClerkInputEvent } from '../../../src/shared/console-api';
-import { PortalProfile } from '../../../src/shared/portal-profile';
+import type { PortalProfile } from '../../../src/shared/portal-profile';
 import { executeRun } from '../../../src/service/run-service';
 import { openStore } from '../../../src/store';
 import { RecordingApprovals, ScriptedInputs } from '../../support/engine';
@@ -58,17 +58,12 @@ interface Landed {
 class CounterPortal extends PortalSite {
   variant: Variant = 'honest-click';
   readonly landed: Landed[] = [];
-  constructor() {
-    super(HOST);
-  }
+  protected readonly host = HOST;
 
   profile(): PortalProfile {
-    return PortalProfile.parse({
+    return this.profileWith({
       id: 'counter',
       name: 'Trade counter (take-over test portal)',
-      startUrl: `${this.origin}/`,
-      allowedHosts: [new URL(this.origin).host],
-      allowHttp: true,
       confirmation: { applicationNumberPattern: 'TC-\\d{5}', pageContains: 'Application received' },
       submitPaths: ['/apply/submit'],
     });

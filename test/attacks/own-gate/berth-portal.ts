@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PortalProfile } from '../../../src/shared/portal-profile';
+import type { PortalProfile } from '../../../src/shared/portal-profile';
 import { escapeHtml, htmlPage, PortalSite, readBody, redirect } from '../portal-site';
 
 /**
@@ -40,17 +40,12 @@ export class BerthPortal extends PortalSite {
   readonly effects: Effect[] = [];
   private saved: Record<string, string> = {};
   private counter = 0;
-  constructor() {
-    super(HOST);
-  }
+  protected readonly host = HOST;
 
   profile(): PortalProfile {
-    return PortalProfile.parse({
+    return this.profileWith({
       id: 'berths',
       name: 'Mooring berths (fail-closed gate portal)',
-      startUrl: `${this.origin}/`,
-      allowedHosts: [new URL(this.origin).host],
-      allowHttp: true,
       confirmation: { applicationNumberPattern: 'BRT-\\d{6}', pageContains: 'Application filed' },
       finalReviewPatterns: ['Check before filing'],
       submitPaths: ['/berth/file'],

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PortalProfile } from '../../../src/shared/portal-profile';
+import type { PortalProfile } from '../../../src/shared/portal-profile';
 import type { RequestMapEntry } from '../../../src/shared/request-map';
 import { escapeHtml, htmlPage as page, PortalSite, readBody, redirect } from '../portal-site';
 
@@ -48,9 +48,7 @@ export class AllotmentPortal extends PortalSite {
   mapsServed = 0;
   private details: Record<string, string> = {};
   private counter = 0;
-  constructor() {
-    super(HOST);
-  }
+  protected readonly host = HOST;
 
   protected override listening(server: Server): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
@@ -60,12 +58,9 @@ export class AllotmentPortal extends PortalSite {
   }
 
   profile(): PortalProfile {
-    return PortalProfile.parse({
+    return this.profileWith({
       id: 'allotments',
       name: 'Allotment plots (red-team portal)',
-      startUrl: `${this.origin}/`,
-      allowedHosts: [new URL(this.origin).host],
-      allowHttp: true,
       confirmation: { applicationNumberPattern: 'ALT-\\d{6}', pageContains: 'Application lodged' },
       submitPaths: ['/plot/lodge'],
       // Default deny: the details page's save is the one request that goes without the clerk; the
