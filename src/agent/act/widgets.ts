@@ -41,6 +41,32 @@ async function shownValue(locator: Locator, timeout: number): Promise<string> {
 }
 
 /**
+ * What a box shows after typing, then once it is left (its blur and change handlers run now), in
+ * one page call; the focus goes back to it, so a key pressed next still goes to it (Enter in a
+ * search box). `refused`: the box's own constraints (its pattern, type or length) refuse the
+ * non-empty text it holds. A call that failed (leaving the box took its frame away, say) reads
+ * what it shows alone, and a leaving that could not be read is not judged.
+ */
+async function readBox(locator: Locator, timeout: number): Promise<{ typed: string; left: string | null; refused: boolean }> {
+  return locator
+    .evaluate(
+      // No named inner functions here: tsx would wrap them in a helper the page does not have.
+      (el) => {
+        const before = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el.textContent ?? '');
+        const refused = (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) && el.value !== '' && el.willValidate && !el.validity.valid && !el.validity.valueMissing;
+        const box = el as HTMLElement;
+        box.blur();
+        const after = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el.value : (el.textContent ?? '');
+        if (box.isConnected) box.focus({ preventScroll: true });
+        return { typed: before, left: after as string | null, refused };
+      },
+      undefined,
+      { timeout },
+    )
+    .catch(async () => ({ typed: await shownValue(locator, timeout), left: null, refused: false }));
+}
+
+/**
  * Types into an editable box and reads it back: the box must hold the text (its letters and
  * digits; a mask may add spaces, dashes, a prefix or grouping; a date may be rewritten). Then it
  * leaves the box, as a clerk tabbing on would, so the page's change and blur handlers run now and
@@ -50,27 +76,25 @@ async function shownValue(locator: Locator, timeout: number): Promise<string> {
 export async function typeAndReadBack(locator: Locator, control: Control, text: string, format: ValueFormat | undefined, timeout: number): Promise<ReadBack> {
   const date = dateOfFill(text, format);
   await locator.fill(text, { timeout });
-  // One page call: what the box shows after typing; then it is left (its blur and change handlers
-  // run now), read again, and the focus goes back to it, so a key pressed next still goes to it
-  // (Enter in a search box). Two calls before (a read, then the leaving): three Playwright calls
-  // and a stack capture each, on every fill of every run.
-  const { typed, left } = await locator
-    .evaluate(
-      // No named inner functions here: tsx would wrap them in a helper the page does not have.
-      (el) => {
-        const before = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el.textContent ?? '');
-        const box = el as HTMLElement;
-        box.blur();
-        const after = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el.value : (el.textContent ?? '');
-        if (box.isConnected) box.focus({ preventScroll: true });
-        return { typed: before, left: after as string | null };
-      },
-      undefined,
-      { timeout },
-    )
-    // The call failed (leaving the box took its frame away, say): what it shows is read alone, as
-    // before the two were one call, and a leaving that could not be read is not judged.
-    .catch(async () => ({ typed: await shownValue(locator, timeout), left: null }));
+  // One page call (readBox), not a read and then the leaving: each Playwright call costs a round
+  // trip and a stack capture, on every fill of every run.
+  let read = await readBox(locator, timeout);
+  if (!holdsText(read.typed, text, date) || read.refused) {
+    // The box would not hold the text as set, or its own pattern refuses it: an input mask that
+    // writes as keys are pressed (USWDS's, jQuery's) cuts or leaves a set value unformatted. Typed
+    // key by key, as a clerk types it, the mask formats it; kept if the box then holds the text
+    // (its digits and letters) and its pattern takes it, else the text is set as before.
+    await locator.fill('', { timeout });
+    await locator.pressSequentially(text, { timeout });
+    const keyed = await readBox(locator, timeout);
+    if (holdsText(keyed.typed, text, date) && (!keyed.refused || !holdsText(read.typed, text, date))) {
+      read = keyed;
+    } else {
+      await locator.fill(text, { timeout });
+      read = await readBox(locator, timeout);
+    }
+  }
+  const { typed, left } = read;
   if (!holdsText(typed, text, date)) {
     throw new WidgetRefusal('error', `${control.label} shows ${quoted(typed)} after typing ${quoted(text)} (the box changed or cut the value); check what the page expects`);
   }

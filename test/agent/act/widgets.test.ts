@@ -89,6 +89,28 @@ describe('widgets driven by code', () => {
   });
 });
 
+describe('an input mask that writes as keys are pressed (as USWDS\'s does)', () => {
+  it('a value set whole that the mask would cut or its pattern refuses is typed key by key, and the mask writes it its way', async () => {
+    for (const [value, shown] of [
+      ['(512) 555-0148', '512-555-0148'],
+      ['4045550123', '404-555-0123'],
+    ] as const) {
+      const { page, read } = await open('masked-input.html');
+      const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Phone number').ref, field: 'phone_number' }, value);
+      expect(outcome.status, `${value}: ${outcome.message ?? ''}`).toBe('done');
+      expect(await page.locator('#phone').inputValue()).toBe(shown);
+      expect(await page.locator('#phone').evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(true);
+    }
+  });
+
+  it('a value the mask cannot take either (its letters dropped) is set as it is, for the portal to judge', async () => {
+    const { page, read } = await open('masked-input.html');
+    const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Phone number').ref, field: 'phone_number' }, 'by post');
+    expect(outcome.status).toBe('done');
+    expect(await page.locator('#phone').inputValue()).toBe('by post');
+  });
+});
+
 describe('read back after acting: widgets that silently drop the value are reported, not moved past', () => {
   it('a box that empties itself when it is left', async () => {
     const { page, read } = await open('widgets-drop.html');

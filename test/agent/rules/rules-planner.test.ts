@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RulesPlanner } from '../../../src/agent/decide/rules/rules-planner';
 import { normaliseLabel } from '../../../src/agent/decide/rules/field-names';
+import type { Action } from '../../../src/shared/action';
 import type { Control, Observation } from '../../../src/shared/observation';
+import type { StepAction } from '../../../src/shared/run';
 import { PortalProfile } from '../../../src/shared/portal-profile';
 
 const profile = PortalProfile.parse({
@@ -118,6 +120,48 @@ describe('rules planner: documents, formats and one-page forms', () => {
       { type: 'fill', ref: phone.ref, field: 'mobile_number', format: 'phone:national' },
       { type: 'fill', ref: name.ref, field: 'business_name' },
     ]);
+  });
+
+  it('types a masked box its digits when they fill the mask exactly (the mask writes its own separators), and never a date', async () => {
+    const phone = control({ role: 'textbox', name: 'Phone number', expects: 'placeholder "___-___-____"; hint "10 digits, for example 555-123-4567"; maxlength 12' });
+    const intl = control({ role: 'textbox', name: 'Mobile', expects: 'placeholder "(###) ###-####"' });
+    const short = control({ role: 'textbox', name: 'Extension', expects: 'placeholder "___-___-____"' });
+    const born = control({ role: 'textbox', name: 'Date of birth', expects: 'placeholder "__/__/____"' });
+    const actions = await planWith(page([phone, intl, short, born]), { phone_number: '(512) 555-0148', mobile: '+1 503 555 0111', extension: '44-12', date_of_birth: '1986-04-23' });
+    expect(actions).toEqual([
+      { type: 'fill', ref: phone.ref, field: 'phone_number', format: 'digits' },
+      { type: 'fill', ref: intl.ref, field: 'mobile', format: 'phone:national' },
+      { type: 'fill', ref: short.ref, field: 'extension' },
+      { type: 'fill', ref: born.ref, field: 'date_of_birth' },
+    ]);
+  });
+
+  it('takes a box that would not hold what was typed (the read-back differed) as a refusal: the next plausible format next turn, then the clerk', async () => {
+    const planner = new RulesPlanner(profile);
+    planner.start({ caseId: 'C-3', portal: 'shops', task: 'renewal', fields: { phone_number: '+44 7700 900982' }, aliases: {}, declarations: [] });
+    const decide = async (observation: Observation, previous: StepAction[]) => (await planner.decide({ step: 0, observation, previous, notes: [], screenshot: async () => new Uint8Array() })).turn.actions;
+    const box = (value?: string) => control({ role: 'textbox', name: 'Phone number', ...(value === undefined ? {} : { value }) });
+    const refusedBy = (action: Action, shown: string): StepAction[] => [
+      { action, verdict: { verdict: 'allow', rule: 'provenance', reason: 'case value' }, outcome: { status: 'error', message: `textbox "Phone number" shows "${shown}" after typing (the box changed or cut the value)`, ms: 5 } },
+    ];
+    const first = box();
+    const [typed] = await decide(page([first]), []);
+    expect(typed).toEqual({ type: 'fill', ref: first.ref, field: 'phone_number' });
+    const second = box('+44 7700 90');
+    const next = await decide(page([second]), refusedBy(typed!, '+44 7700 90'));
+    expect(next).toEqual([{ type: 'fill', ref: second.ref, field: 'phone_number', format: 'phone:national' }]);
+    // Every plausible format refused in turn: then the clerk is asked, with the box's own words.
+    let last = next[0]!;
+    const asked: Action[] = [];
+    for (let turn = 0; turn < 8 && asked.length === 0; turn++) {
+      const again = box('cut');
+      const actions = await decide(page([again]), refusedBy(last, 'cut'));
+      const ask = actions.find((a) => a.type === 'ask' || a.type === 'fail');
+      if (ask) asked.push(ask);
+      else last = actions[0]!;
+    }
+    expect(asked[0]).toMatchObject({ type: 'ask' });
+    expect(JSON.stringify(asked[0])).toMatch(/changed or cut the value/);
   });
 
   it('proposes no submit while nothing is filled yet, and the submit button once everything is', async () => {

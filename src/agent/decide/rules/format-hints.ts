@@ -38,11 +38,29 @@ function formatNamedIn(text: string | undefined, value: string): ValueFormat | u
 }
 
 /**
+ * An input mask's placeholder (`placeholder "___-___-____"`, `(###) ###-####`): slots and the
+ * separators the mask writes itself. Such a box is typed its digits, and fills in the rest: a
+ * value typed with its own separators is cut short when the mask adds them again. The digits must
+ * fill the slots exactly (the number with or without its country code or trunk 0); a date never
+ * goes this way, as the mask cannot tell its order.
+ */
+function maskedDigits(text: string | undefined, value: string): ValueFormat | undefined {
+  const mask = /\bplaceholder "([-\s()./]*[_#9X]+(?:[-\s()./]+[_#9X]+)+[-\s()./]*)"/i.exec(text ?? '')?.[1];
+  if (!mask || !('problem' in caseDate(value))) return undefined;
+  const slots = mask.replace(/[^_#9X]/gi, '').length;
+  for (const format of ['digits', 'phone:national', 'phone:trunk'] as const) {
+    const typed = formatValue(value, format);
+    if (typed.ok && /^\d+$/.test(typed.text) && typed.text.length === slots) return format;
+  }
+  return undefined;
+}
+
+/**
  * The format to fill a case value with, from what the page says about the box, or undefined for
  * the value as it is. A format whose text cannot be derived from the value is never chosen.
  */
 export function formatFor(value: string, hints: readonly (string | undefined)[], part?: ValueFormat): ValueFormat | undefined {
-  const candidates = [part, ...hints.map((h) => formatNamedIn(h, value))];
+  const candidates = [part, ...hints.map((h) => maskedDigits(h, value) ?? formatNamedIn(h, value))];
   for (const format of candidates) {
     if (!format) continue;
     const formatted = formatValue(value, format);

@@ -1,6 +1,7 @@
 import type { Action, Turn } from '../../../shared/action';
 import type { Control, Observation } from '../../../shared/observation';
 import type { PortalProfile } from '../../../shared/portal-profile';
+import type { StepAction } from '../../../shared/run';
 import { formatValue, type ValueFormat } from '../../../shared/value-format';
 import { findApplicationNumber, isConfirmationPage, isFinalReviewPage } from '../../portal/page-kind';
 import type { CaseView, PlanInput, PlanResult, Planner } from '../planner';
@@ -55,7 +56,9 @@ export class RulesPlanner implements Planner {
    * What was typed into each box (field|label), in order; `sent` once a click went after it;
    * `again` once its last text was typed a second time after the portal refused it.
    */
-  private readonly typed = new Map<string, { texts: string[]; sent: boolean; again?: boolean }>();
+  private readonly typed = new Map<string, { texts: string[]; sent: boolean; again?: boolean; boxRefused?: string }>();
+  /** The box (field|label) of each fill of the last turn, by its ref: what the executor's outcome of it speaks of. */
+  private lastFills = new Map<string, string>();
 
   constructor(private readonly profile: PortalProfile) {}
 
@@ -67,7 +70,23 @@ export class RulesPlanner implements Planner {
 
   async decide(input: PlanInput): Promise<PlanResult> {
     this.learn(input.clerkFields ?? {});
+    this.noteBoxRefusals(input.previous);
+    this.lastFills = new Map();
     return { turn: this.plan(input.observation), call: null };
+  }
+
+  /**
+   * A box that would not hold what was typed (the executor read back another text: an input mask
+   * that cut it, a box that dropped it) refused that text as surely as a portal's error message:
+   * the next plausible format is typed next turn, and with none left the clerk is asked.
+   */
+  private noteBoxRefusals(previous: readonly StepAction[]): void {
+    for (const { action, outcome } of previous) {
+      if (action.type !== 'fill' || outcome.status !== 'error') continue;
+      const key = this.lastFills.get(action.ref);
+      const entry = key === undefined ? undefined : this.typed.get(key);
+      if (entry) Object.assign(entry, { sent: true, boxRefused: outcome.message ?? 'the box did not hold the text' });
+    }
   }
 
   private learn(clerkFields: Record<string, string>): void {
@@ -218,7 +237,7 @@ export class RulesPlanner implements Planner {
     const entry = this.typed.get(key);
     const typed = entry?.texts ?? [];
     if (entry && !entry.sent && control.value === typed[typed.length - 1]) return undefined;
-    const refused = !!entry?.sent && (control.invalid || errors.length > 0);
+    const refused = !!entry?.sent && (control.invalid || errors.length > 0 || entry.boxRefused !== undefined);
     if (refused) {
       // The portal refused what was typed: the next plausible format not yet tried (or, with none left, the clerk is asked).
       const candidates = control.inputType === 'date' ? [] : retryFormats(value, `${control.name} ${control.group ?? ''} ${field}`, format);
@@ -229,7 +248,8 @@ export class RulesPlanner implements Planner {
         if (entry!.again) return undefined;
         const last = typed[typed.length - 1];
         const lastFormat = candidates.find((f) => (f ? formatted(value, f) : value) === last) ?? (format && formatted(value, format) === last ? format : undefined);
-        this.typed.set(key, { texts: typed, sent: false, again: true });
+        this.typed.set(key, { texts: typed, sent: false, again: true, ...(entry!.boxRefused !== undefined ? { boxRefused: entry!.boxRefused } : {}) });
+        this.lastFills.set(control.ref, key);
         return lastFormat ? { type: 'fill', ref: control.ref, field, format: lastFormat } : { type: 'fill', ref: control.ref, field };
       }
       format = candidates[next];
@@ -239,6 +259,7 @@ export class RulesPlanner implements Planner {
     const text = format ? formatted(value, format) : value;
     if (control.value === text && !refused) return undefined;
     this.typed.set(key, { texts: [...typed.filter((t) => t !== text), text], sent: false });
+    this.lastFills.set(control.ref, key);
     return format ? { type: 'fill', ref: control.ref, field, format } : { type: 'fill', ref: control.ref, field };
   }
 
@@ -252,17 +273,17 @@ export class RulesPlanner implements Planner {
     for (const control of observation.controls) {
       if (!FILLABLE_ROLES.has(control.role) || control.disabled) continue;
       const errors = this.errorsOf(control, observation);
-      if (!control.invalid && errors.length === 0) continue;
       const field = this.fieldOf(control.name, control);
       const value = this.valueOf(field);
       if (field === undefined || typeof value !== 'string' || Object.hasOwn(this.clerkFields, field)) continue;
       const entry = this.typed.get(`${field}|${control.name}`);
+      if (!control.invalid && errors.length === 0 && entry?.boxRefused === undefined) continue;
       if (!entry?.sent || !entry.again) continue;
       const typed = entry.texts;
       const hinted = formatFor(value, [control.expects, control.name, control.group, ...errors]);
       const left = retryFormats(value, `${control.name} ${control.group ?? ''} ${field}`, hinted).filter((f) => !typed.includes(f ? formatted(value, f) : value));
       if (left.length > 0) continue;
-      const message = errors[0] ?? observation.errors.find((e) => e.field === undefined)?.message ?? 'the value is not accepted';
+      const message = errors[0] ?? entry.boxRefused ?? observation.errors.find((e) => e.field === undefined)?.message ?? 'the value is not accepted';
       return { field, label: `"${control.name}"`, tried: typed, message: message.slice(0, 200) };
     }
     return undefined;
