@@ -3,8 +3,6 @@ import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { z } from 'zod';
 import { saveRunReport } from '../audit';
-import { BrowserKeeper } from '../agent/browser/browser-keeper';
-import { launchChromium } from '../agent/browser/chromium';
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile, profileFolders } from '../agent/case/portal-profiles';
 import { describeZodError } from '../agent/case/zod-message';
@@ -14,8 +12,8 @@ import { CaseFile } from '../shared/case-file';
 import { heldRequestLine, RESEND_CODE, type ApprovalGate, type ApprovalRequest, type InputSource } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
 import {
-  ConsoleEvent,
   ConsoleMethods,
+  type ConsoleEvent,
   type ConsoleMethod,
   type ConsoleResult,
   type OfficeView,
@@ -34,7 +32,7 @@ import { createPlanner } from '../service/planners';
 import type { RunServices } from '../service/run-service';
 import { routesFor } from '../service/learned-routes';
 import { officeDatabaseUrl, openConfiguredStore, PgStore, type Store } from '../store';
-import { CredentialChain, openVault, type KeySource, type OpenedVault } from '../vault';
+import { CredentialChain, type KeySource } from '../vault';
 import { readApproval } from './approval-detail';
 import { displayNameOf, listCaseFiles, loadCaseFromFolder, resolveInFolder } from './case-folder';
 import { CaseQueue, type QueueLookups } from './case-queue';
@@ -45,7 +43,9 @@ import { playClerkInput, pressedControls } from './take-over-input';
 import { listPortalProfiles, modelStatus } from './portal-settings';
 import { startScreencast, type Screencast } from './screencast';
 import { errorText } from '../base/error-text';
-import { PortalDeskError } from '../base/portal-desk-error';
+import { ConsoleFeed } from './console-feed';
+import { ConsoleRequestError } from './console-request-error';
+import { ConsoleResources } from './console-resources';
 
 export interface ConsoleServiceOptions {
   dbPath: string;
@@ -85,9 +85,6 @@ export interface ConsoleServiceOptions {
 type Params<M extends ConsoleMethod> = z.output<(typeof ConsoleMethods)[M]['params']>;
 type Handlers = { [M in ConsoleMethod]: (params: Params<M>) => Promise<ConsoleResult<M>> };
 
-/** A request the console refuses: unknown method, bad parameters, a run that cannot start. The message is for the clerk. */
-class ConsoleRequestError extends PortalDeskError {}
-
 interface LiveRun {
   runId: string;
   /** Its client and portal (ClientSlots), held until the run is over. */
@@ -114,19 +111,15 @@ interface LiveRun {
 /** The store's writes a run makes: dropped once the console closes, so a closing console never ends a run on the clerk's behalf. */
 const RUN_WRITES = new Set<string | symbol>(['createRun', 'recordStep', 'updateRun', 'saveProgress', 'recordModelPayload']);
 
-/** Most recent frames kept per run, so a UI that connects late sees the page at once. */
-const KEPT_FRAMES = 24;
-
 /**
  * The console's composition root below the UI: case files, runs (concurrent, each parked on the
  * clerk desk while it waits), the live screencast, replay queries, export, and settings. Electron
  * IPC and the browser console's WebSocket both call `handle` and `subscribe`.
  */
 export class ConsoleService {
-  private readonly listeners = new Set<(event: ConsoleEvent) => void>();
   private readonly live = new Map<string, LiveRun>();
   private readonly slots = new ClientSlots();
-  private readonly frames = new Map<string, string>();
+  private readonly feed = new ConsoleFeed(() => this.live.keys());
   /** The day's queues started in this console, oldest first. */
   private readonly queues = new Map<string, CaseQueue>();
   /** The latest record of each run the console told about (a queue's entries read their state from it). */
@@ -140,16 +133,7 @@ export class ConsoleService {
   private readonly demo: DemoPortals | undefined;
   private readonly env: Record<string, string | undefined>;
   private readonly portalFolders: string[];
-  /** One shared browser per kind, relaunched when it dies (lab portals need the lab's host mapping, which would hide every real portal). */
-  private readonly browsers = new BrowserKeeper<'lab' | 'plain'>(
-    (key) => {
-      const factory = this.options.browser;
-      if (factory) return factory();
-      return key === 'lab' && this.demo ? this.demo.get().then((lab) => launchChromium({ hostResolverRules: lab.hostResolverRules })) : launchChromium();
-    },
-    (key) => process.stderr.write(`console: the ${key === 'lab' ? 'lab portals’' : ''} browser stopped; the next run starts a new one\n`),
-  );
-  private vault: Promise<OpenedVault> | undefined;
+  private readonly resources: ConsoleResources;
   private closing = false;
   private readonly handlers: Handlers;
 
@@ -161,6 +145,7 @@ export class ConsoleService {
     this.demo = options.demo;
     this.portalFolders = profileFolders(options.portalFolders ?? []);
     this.clerkName = options.clerkName ?? clerkNameFrom(this.env);
+    this.resources = new ConsoleResources({ env: this.env, vaultDir: options.vaultDir, keySource: options.keySource, browser: options.browser, demo: this.demo });
     this.desk = new ClerkDesk(this.clerkName, (runId) => void this.emitRun(runId));
     this.handlers = this.makeHandlers();
     const url = officeDatabaseUrl(this.env as NodeJS.ProcessEnv);
@@ -169,7 +154,7 @@ export class ConsoleService {
         url,
         store,
         execute: (caseFile, resume, hooks) => this.runOfficeCase(caseFile, resume, hooks),
-        changed: (office) => this.emit({ type: 'office', office }),
+        changed: (office) => this.feed.emit({ type: 'office', office }),
         env: this.env as NodeJS.ProcessEnv,
       });
       this.office.start();
@@ -214,15 +199,7 @@ export class ConsoleService {
   }
 
   subscribe(listener: (event: ConsoleEvent) => void): () => void {
-    this.listeners.add(listener);
-    // The latest frame of each live run, so a screen opened mid-run is not blank until the page repaints.
-    queueMicrotask(() => {
-      for (const runId of this.live.keys()) {
-        const frame = this.frames.get(runId);
-        if (frame && this.listeners.has(listener)) deliver(listener, { type: 'frame', runId, jpegBase64: frame });
-      }
-    });
-    return () => this.listeners.delete(listener);
+    return this.feed.subscribe(listener);
   }
 
   /**
@@ -249,11 +226,11 @@ export class ConsoleService {
     this.desk.abandonAll();
     for (const run of this.live.values()) await run.screencast?.stop();
     // A run mid-action ends when its browser goes; whatever it writes as it ends is dropped.
-    await this.browsers.closeAll();
+    await this.resources.closeBrowsers();
     // Office runs parked on a row wake and end; the desk's worker hands their cases back to the queue.
     await this.office?.close();
     await settleWithin([...this.live.values()].map((r) => r.finished), 5_000);
-    this.listeners.clear();
+    this.feed.close();
     await this.store.close();
   }
 
@@ -296,16 +273,16 @@ export class ConsoleService {
       },
       listPortals: async () => listPortalProfiles(this.portalFolders, this.demo),
       listCredentials: async () => {
-        const { vault } = await this.openedVault();
+        const { vault } = await this.resources.openedVault();
         return (await vault.list()).map((e) => ({ clientId: e.clientId, portal: e.portalId, username: e.username, updatedAt: e.updatedAt }));
       },
       setCredential: async (p) => {
-        const { vault } = await this.openedVault();
+        const { vault } = await this.resources.openedVault();
         await vault.set(p.clientId, p.portal, { username: p.username, password: p.password });
         return { saved: true };
       },
       removeCredential: async (p) => {
-        const { vault } = await this.openedVault();
+        const { vault } = await this.resources.openedVault();
         return { removed: await vault.remove(p.clientId, p.portal) };
       },
       modelStatus: async () => modelStatus(this.env),
@@ -446,7 +423,7 @@ export class ConsoleService {
       approvals: this.approvalsFor(),
       inputs: this.desk,
       takeOvers: this.desk,
-      credentials: { get: async (clientId, portalId) => (await this.openedVault()).vault.get(clientId, portalId) },
+      credentials: { get: async (clientId, portalId) => (await this.resources.openedVault()).vault.get(clientId, portalId) },
       env: this.env,
       demo: this.demo,
       ...routesFor(this.store),
@@ -474,8 +451,8 @@ export class ConsoleService {
       if (lab && run.layout && !variant) throw new ConsoleRequestError(RUN_BY_ANOTHER);
       if (lab && variant && run.layout && variant.layout !== run.layout) lab.configure(caseFile.clientId, { ...variant, layout: run.layout });
       live.profile = profile;
-      const { vault, loginStates } = await this.openedVault();
-      const browser = await this.browserFor(lab ? 'lab' : 'plain');
+      const { vault, loginStates } = await this.resources.openedVault();
+      const browser = await this.resources.browserFor(lab ? 'lab' : 'plain');
       if (this.closing) throw new ConsoleRequestError('The console is shutting down');
       live.phase = 'opening_portal';
       void this.emitRun(runId);
@@ -509,7 +486,7 @@ export class ConsoleService {
             step: (step) => {
               if (live.frozen) return;
               live.phase = 'reading_page';
-              this.emit({ type: 'step', runId, step });
+              this.feed.emit({ type: 'step', runId, step });
               void this.emitRun(runId);
             },
             status: (_status, reason) => {
@@ -525,7 +502,7 @@ export class ConsoleService {
             live.page = page;
             this.followPhases(live, page);
             try {
-              live.screencast = await startScreencast(page, (jpegBase64) => this.frame(runId, jpegBase64));
+              live.screencast = await startScreencast(page, (jpegBase64) => this.feed.frame(runId, jpegBase64));
             } catch {
               // No live view (the page closed at once); the step screenshots still come.
             }
@@ -546,7 +523,7 @@ export class ConsoleService {
     await live.screencast?.stop();
     this.desk.release(live.runId);
     this.live.delete(live.runId);
-    this.trimFrames();
+    this.feed.trimFrames();
     if (!live.frozen && !this.closing) {
       const run = await this.store.getRun(live.runId).catch(() => null);
       if (!run && live.placeholder) {
@@ -692,7 +669,7 @@ export class ConsoleService {
   }
 
   private emitQueue(queue: CaseQueue): void {
-    this.emit({ type: 'queue', queue: queue.view(this.lookups()) });
+    this.feed.emit({ type: 'queue', queue: queue.view(this.lookups()) });
   }
 
   // ---- Views and events ----------------------------------------------------------------------
@@ -781,48 +758,15 @@ export class ConsoleService {
     const run = await this.recordOf(runId).catch(() => null);
     if (!run) return;
     this.records.set(runId, run);
-    this.emit({ type: 'run', view: await this.viewOf(run) });
+    this.feed.emit({ type: 'run', view: await this.viewOf(run) });
     for (const queue of this.queues.values()) if (queue.holds(runId)) this.emitQueue(queue);
-  }
-
-  private frame(runId: string, jpegBase64: string): void {
-    this.frames.delete(runId);
-    this.frames.set(runId, jpegBase64);
-    this.emit({ type: 'frame', runId, jpegBase64 });
-  }
-
-  private trimFrames(): void {
-    for (const runId of this.frames.keys()) {
-      if (this.frames.size <= KEPT_FRAMES) break;
-      if (!this.live.has(runId)) this.frames.delete(runId);
-    }
-  }
-
-  private emit(event: ConsoleEvent): void {
-    if (this.listeners.size === 0) return;
-    // What crosses to the UI is checked here once, whichever channel carries it.
-    const checked = ConsoleEvent.parse(event);
-    for (const listener of this.listeners) deliver(listener, checked);
   }
 
   // ---- Resources -----------------------------------------------------------------------------
 
-  private openedVault(): Promise<OpenedVault> {
-    this.vault ??= openVault({ env: this.env as NodeJS.ProcessEnv, vaultDir: this.options.vaultDir, keySource: this.options.keySource }).catch((err: unknown) => {
-      this.vault = undefined;
-      throw err;
-    });
-    return this.vault;
-  }
-
-  /** The shared browser for a run's kind of portal, alive (relaunched when the last one died). */
-  private browserFor(kind: 'lab' | 'plain'): Promise<Browser> {
-    return this.browsers.get(this.options.browser ? 'plain' : kind);
-  }
-
   /** Stored passwords for the run's client and portal: the export's final scan refuses any report containing one. */
   private async secretsOf(run: RunRecord): Promise<string[]> {
-    const { vault } = await this.openedVault();
+    const { vault } = await this.resources.openedVault();
     const sources = this.demo ? [vault, this.demo.credentials] : [vault];
     const secrets: string[] = [];
     for (const source of sources) {
@@ -872,14 +816,6 @@ function displayNameFrom(run: RunRecord): string {
     displayNames.set(run.id, name);
   }
   return name;
-}
-
-function deliver(listener: (event: ConsoleEvent) => void, event: ConsoleEvent): void {
-  try {
-    listener(event);
-  } catch {
-    // One broken listener (a closed socket) does not stop the others.
-  }
 }
 
 function clerkNameFrom(env: Record<string, string | undefined>): string {
