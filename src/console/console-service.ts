@@ -1,8 +1,6 @@
 import { userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { z } from 'zod';
-import { saveRunReport } from '../audit';
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile, profileFolders } from '../agent/case/portal-profiles';
 import { describeZodError } from '../agent/case/zod-message';
@@ -40,7 +38,8 @@ import { ClientSlots } from './client-slots';
 import { OfficeDesk, OfficeDeskError } from './office-desk';
 import { ClerkDesk } from './clerk-desk';
 import { playClerkInput, pressedControls } from './take-over-input';
-import { listPortalProfiles, modelStatus } from './portal-settings';
+import { PortalSettings } from './portal-settings';
+import { RunReplay } from './run-replay';
 import { startScreencast, type Screencast } from './screencast';
 import { errorText } from '../base/error-text';
 import { ConsoleFeed } from './console-feed';
@@ -134,6 +133,8 @@ export class ConsoleService {
   private readonly env: Record<string, string | undefined>;
   private readonly portalFolders: string[];
   private readonly resources: ConsoleResources;
+  private readonly replay: RunReplay;
+  private readonly settings: PortalSettings;
   private closing = false;
   private readonly handlers: Handlers;
 
@@ -146,6 +147,8 @@ export class ConsoleService {
     this.portalFolders = profileFolders(options.portalFolders ?? []);
     this.clerkName = options.clerkName ?? clerkNameFrom(this.env);
     this.resources = new ConsoleResources({ env: this.env, vaultDir: options.vaultDir, keySource: options.keySource, browser: options.browser, demo: this.demo });
+    this.replay = new RunReplay({ store, requireRun: (runId) => this.requireRun(runId), resources: this.resources, demo: this.demo, dbPath: options.dbPath, reportsDir: options.reportsDir });
+    this.settings = new PortalSettings({ portalFolders: this.portalFolders, demo: this.demo, env: this.env, vault: () => this.resources.openedVault() });
     this.desk = new ClerkDesk(this.clerkName, (runId) => void this.emitRun(runId));
     this.handlers = this.makeHandlers();
     const url = officeDatabaseUrl(this.env as NodeJS.ProcessEnv);
@@ -249,43 +252,20 @@ export class ConsoleService {
         return Promise.all([...starting, ...stored].map((run) => this.viewOf(run)));
       },
       getRun: async (p) => this.viewOf(await this.requireRun(p.runId)),
-      listSteps: async (p) => {
-        await this.requireRun(p.runId);
-        return this.store.listSteps(p.runId);
-      },
-      getScreenshot: async (p) => {
-        const png = await this.store.getScreenshot(p.hash);
-        return { pngBase64: png ? Buffer.from(png).toString('base64') : null };
-      },
+      listSteps: (p) => this.replay.steps(p.runId),
+      getScreenshot: (p) => this.replay.screenshot(p.hash),
       decide: async (p) => ({ accepted: this.desk.decide(p.runId, p.decision, p.note) }),
       answer: async (p) => ({ accepted: this.desk.answer(p.runId, p.value) }),
-      verifyRun: async (p) => {
-        await this.requireRun(p.runId);
-        // The whole answer: the replay screen shows which field broke and what the chain cannot prove.
-        return this.store.verifyRun(p.runId);
-      },
-      exportRun: async (p) => {
-        const run = await this.requireRun(p.runId);
-        const secrets = await this.secretsOf(run);
-        // Written by this process, owner-only (0600), into the reports folder beside the store: a browser download would be world-readable.
-        const saved = await saveRunReport(this.store, p.runId, this.options.reportsDir ?? join(dirname(this.options.dbPath), 'reports'), { secrets });
-        return { fileName: saved.fileName, savedTo: saved.path, bytes: saved.bytes };
-      },
-      listPortals: async () => listPortalProfiles(this.portalFolders, this.demo),
-      listCredentials: async () => {
-        const { vault } = await this.resources.openedVault();
-        return (await vault.list()).map((e) => ({ clientId: e.clientId, portal: e.portalId, username: e.username, updatedAt: e.updatedAt }));
-      },
+      verifyRun: (p) => this.replay.verify(p.runId),
+      exportRun: (p) => this.replay.export(p.runId),
+      listPortals: async () => this.settings.portals(),
+      listCredentials: () => this.settings.credentials(),
       setCredential: async (p) => {
-        const { vault } = await this.resources.openedVault();
-        await vault.set(p.clientId, p.portal, { username: p.username, password: p.password });
+        await this.settings.saveCredential(p);
         return { saved: true };
       },
-      removeCredential: async (p) => {
-        const { vault } = await this.resources.openedVault();
-        return { removed: await vault.remove(p.clientId, p.portal) };
-      },
-      modelStatus: async () => modelStatus(this.env),
+      removeCredential: async (p) => ({ removed: await this.settings.removeCredential(p.clientId, p.portal) }),
+      modelStatus: async () => this.settings.model(),
       takeOver: async (p) => {
         const live = this.live.get(p.runId);
         const run = live ? await this.store.getRun(p.runId) : null;
@@ -760,20 +740,6 @@ export class ConsoleService {
     this.records.set(runId, run);
     this.feed.emit({ type: 'run', view: await this.viewOf(run) });
     for (const queue of this.queues.values()) if (queue.holds(runId)) this.emitQueue(queue);
-  }
-
-  // ---- Resources -----------------------------------------------------------------------------
-
-  /** Stored passwords for the run's client and portal: the export's final scan refuses any report containing one. */
-  private async secretsOf(run: RunRecord): Promise<string[]> {
-    const { vault } = await this.resources.openedVault();
-    const sources = this.demo ? [vault, this.demo.credentials] : [vault];
-    const secrets: string[] = [];
-    for (const source of sources) {
-      const credentials = await source.get(run.clientId, run.portal).catch(() => null);
-      if (credentials) secrets.push(credentials.password);
-    }
-    return secrets;
   }
 }
 
