@@ -7,7 +7,7 @@ import { describeZodError } from '../agent/case/zod-message';
 import { AnthropicConfigError } from '../agent/decide/anthropic';
 import type { RunLimits } from '../agent/loop/limits';
 import { CaseFile } from '../shared/case-file';
-import { heldRequestLine, RESEND_CODE, type ApprovalGate, type ApprovalRequest, type InputSource } from '../shared/clerk';
+import type { ApprovalGate, InputSource } from '../shared/clerk';
 import type { PortalProfile } from '../shared/portal-profile';
 import {
   ConsoleMethods,
@@ -16,7 +16,6 @@ import {
   type ConsoleResult,
   type OfficeView,
   type QueueView,
-  type ReviewRow,
   type RunPhase,
   type RunView,
 } from '../shared/console-api';
@@ -31,13 +30,13 @@ import type { RunServices } from '../service/run-service';
 import { routesFor } from '../service/learned-routes';
 import { officeDatabaseUrl, openConfiguredStore, PgStore, type Store } from '../store';
 import { CredentialChain, type KeySource } from '../vault';
-import { readApproval } from './approval-detail';
+import { ApprovalDetails, pendingReading, type AskedApproval } from './approval-detail';
 import { displayNameOf, listCaseFiles, loadCaseFromFolder, resolveInFolder } from './case-folder';
 import { CaseQueue, type QueueLookups } from './case-queue';
 import { ClientSlots } from './client-slots';
 import { OfficeDesk, OfficeDeskError } from './office-desk';
 import { ClerkDesk } from './clerk-desk';
-import { playClerkInput, pressedControls } from './take-over-input';
+import { ClerkHands } from './take-over-input';
 import { PortalSettings } from './portal-settings';
 import { RunReplay } from './run-replay';
 import { startScreencast, type Screencast } from './screencast';
@@ -104,7 +103,7 @@ interface LiveRun {
   /** The console closed: nothing this run's loop writes from now on reaches the store (it stays `interrupted`). */
   frozen: boolean;
   /** What the pending approval will do, read from the page when it was asked. */
-  approval?: { step: number; review: ReviewRow[] | null; fullPagePng: Buffer | null };
+  approval?: AskedApproval;
 }
 
 /** The store's writes a run makes: dropped once the console closes, so a closing console never ends a run on the clerk's behalf. */
@@ -129,6 +128,8 @@ export class ConsoleService {
   private officePlanner: 'rules' | 'anthropic' = 'rules';
   private readonly clerkName: string;
   private readonly desk: ClerkDesk;
+  private readonly approvals: ApprovalDetails;
+  private readonly hands: ClerkHands;
   private readonly demo: DemoPortals | undefined;
   private readonly env: Record<string, string | undefined>;
   private readonly portalFolders: string[];
@@ -150,6 +151,8 @@ export class ConsoleService {
     this.replay = new RunReplay({ store, requireRun: (runId) => this.requireRun(runId), resources: this.resources, demo: this.demo, dbPath: options.dbPath, reportsDir: options.reportsDir });
     this.settings = new PortalSettings({ portalFolders: this.portalFolders, demo: this.demo, env: this.env, vault: () => this.resources.openedVault() });
     this.desk = new ClerkDesk(this.clerkName, (runId) => void this.emitRun(runId));
+    this.approvals = new ApprovalDetails({ desk: this.desk, store, live: (runId) => this.live.get(runId), read: (runId) => this.emitRun(runId) });
+    this.hands = new ClerkHands(this.desk, store, (runId) => this.live.get(runId));
     this.handlers = this.makeHandlers();
     const url = officeDatabaseUrl(this.env as NodeJS.ProcessEnv);
     if (url && store instanceof PgStore) {
@@ -191,14 +194,7 @@ export class ConsoleService {
    * forwarded input is (a commit request is theirs only through one).
    */
   clerkHands(): { holds(runId: string): boolean; press(runId: string, at: { x: number; y: number } | 'focus'): void } {
-    return {
-      holds: (runId) => this.desk.isTakenOver(runId),
-      press: (runId, at) => {
-        const page = this.live.get(runId)?.page;
-        if (!page || !this.desk.isTakenOver(runId)) return;
-        void pressedControls(page, at).then((controls) => this.desk.noteGesture(runId, controls));
-      },
-    };
+    return { holds: (runId) => this.hands.holds(runId), press: (runId, at) => this.hands.press(runId, at) };
   }
 
   subscribe(listener: (event: ConsoleEvent) => void): () => void {
@@ -266,25 +262,13 @@ export class ConsoleService {
       },
       removeCredential: async (p) => ({ removed: await this.settings.removeCredential(p.clientId, p.portal) }),
       modelStatus: async () => this.settings.model(),
-      takeOver: async (p) => {
-        const live = this.live.get(p.runId);
-        const run = live ? await this.store.getRun(p.runId) : null;
-        return { accepted: this.desk.startTakeOver(p.runId, live && run ? { step: run.stepCount } : null) };
-      },
+      takeOver: async (p) => ({ accepted: await this.hands.take(p.runId) }),
       handBack: async (p) => ({ accepted: this.desk.handBack(p.runId, p.decision, p.note) }),
-      takeOverInput: async (p) => {
-        const page = this.live.get(p.runId)?.page;
-        // Only while the clerk has the portal: otherwise the agent is working it, and input would race it.
-        if (!page || !this.desk.isTakenOver(p.runId)) return { accepted: false };
-        await playClerkInput(page, p.events, (controls) => this.desk.noteGesture(p.runId, controls));
-        return { accepted: true };
-      },
+      takeOverInput: async (p) => ({ accepted: await this.hands.play(p.runId, p.events) }),
       resumeRun: (p) => this.resumeRun(p.runId),
-      resendCode: async (p) => ({ accepted: this.desk.pendingInput(p.runId)?.canResend === true && this.desk.answer(p.runId, RESEND_CODE) }),
+      resendCode: async (p) => ({ accepted: this.desk.resendCode(p.runId) }),
       approvalPicture: async (p) => {
-        const approval = this.live.get(p.runId)?.approval;
-        const pending = this.desk.pendingApproval(p.runId);
-        const png = approval && pending && approval.step === pending.step ? approval.fullPagePng : null;
+        const png = this.approvals.picture(p.runId);
         return { pngBase64: png ? png.toString('base64') : null };
       },
       startQueue: (p) => this.startQueue(p),
@@ -400,7 +384,7 @@ export class ConsoleService {
   private sharedServices(): Omit<RunServices, 'browser'> {
     return {
       store: this.store,
-      approvals: this.approvalsFor(),
+      approvals: this.approvals.gate(),
       inputs: this.desk,
       takeOvers: this.desk,
       credentials: { get: async (clientId, portalId) => (await this.resources.openedVault()).vault.get(clientId, portalId) },
@@ -637,12 +621,8 @@ export class ConsoleService {
 
   /** What the run waits for from a clerk, in one line; null when nothing. */
   private clerkWait(runId: string): string | null {
-    const approval = this.desk.pendingApproval(runId);
-    if (approval) return `Approve or deny: ${approval.request ? heldRequestLine(approval.request) : (approval.element ?? approval.action?.type ?? 'an action')}`;
-    const input = this.desk.pendingInput(runId);
-    if (input) return input.kind === 'otp' ? 'Type the one-time code the client received' : input.question;
-    const takeOver = this.desk.pendingTakeOver(runId);
-    if (takeOver && takeOver.state !== 'asked') return takeOver.state === 'active' ? 'You have the portal: hand it back when you are done' : `Take over: the portal shows ${takeOver.detail}`;
+    const line = this.desk.waitLine(runId);
+    if (line !== null) return line;
     const record = this.records.get(runId);
     if (record && (record.status === 'awaiting_approval' || record.status === 'awaiting_input')) return record.reason ?? 'Waiting for a clerk';
     return null;
@@ -657,7 +637,7 @@ export class ConsoleService {
   private async viewOf(run: RunRecord): Promise<RunView> {
     const live = this.live.get(run.id);
     const pendingApproval = this.desk.pendingApproval(run.id);
-    const approval = live?.approval && pendingApproval && live.approval.step === pendingApproval.step ? live.approval : undefined;
+    const approval = pendingReading(live?.approval, pendingApproval);
     return {
       run,
       pendingApproval,
@@ -667,31 +647,6 @@ export class ConsoleService {
       phase: live ? live.phase : null,
       displayName: displayNameFrom(run),
     };
-  }
-
-  /** The clerk's approval gate for a run, which also reads what the approval will do (the whole page, a review page's values) for the card. */
-  private approvalsFor(): ApprovalGate {
-    return {
-      request: ({ fullPageBase64, ...req }) => {
-        // The whole page stays here (the card loads it by its own call); the card itself goes to the clerk.
-        const answer = this.desk.request(req);
-        void this.readApprovalDetail(req, fullPageBase64 ? Buffer.from(fullPageBase64, 'base64') : null);
-        return answer;
-      },
-    };
-  }
-
-  private async readApprovalDetail(req: ApprovalRequest, gatedFullPage: Buffer | null): Promise<void> {
-    const live = this.live.get(req.runId);
-    if (!live) return;
-    const run = await this.store.getRun(req.runId).catch(() => null);
-    const clerkValues = run ? ((JSON.parse(run.caseJson) as { clerkValues?: Record<string, string> }).clerkValues ?? {}) : {};
-    // With the run's own whole-page picture in hand, the page is only read for its review rows.
-    const reading = live.page ? await readApproval(live.page, live.profile, live.caseFile, clerkValues, { fullPage: gatedFullPage === null }) : { review: null, fullPagePng: null };
-    if (this.desk.pendingApproval(req.runId)?.step !== req.step) return;
-    // The run's own whole-page picture (taken before the action, the page steady) comes first; mid-navigation the console's may not come.
-    live.approval = { step: req.step, review: reading.review ?? req.request?.review ?? null, fullPagePng: gatedFullPage ?? reading.fullPagePng };
-    await this.emitRun(req.runId);
   }
 
   /** The run's phase from its page's navigations: opening the portal, signing in by code, reading the page. */
