@@ -7,6 +7,8 @@ import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile } from '../agent/case/portal-profiles';
 import type { CaseFile } from '../shared/case-file';
 import type { CaseSummary } from '../shared/console-api';
+import type { BatchEntry } from '../service/batch';
+import { errorText } from '../base/error-text';
 
 /** The case files under `casesDir` (subfolders too), each with the one-line problem where it cannot run. */
 export function listCaseFiles(casesDir: string, portalFolders: string[]): CaseSummary[] {
@@ -81,8 +83,29 @@ export function loadCaseFromFolder(casesDir: string, file: string): CaseFile {
   return loadCaseFileUnder(root, inside);
 }
 
+/** A case file of the cases folder as a batch reads it: loaded, or the one-line problem that keeps it from running. */
+export function caseEntry(casesDir: string, file: string): BatchEntry {
+  try {
+    return { source: file, caseFile: loadCaseFromFolder(casesDir, file) };
+  } catch (err) {
+    return { source: file, problem: err instanceof ConfigFileError ? err.problem : errorText(err) };
+  }
+}
+
+/** Every case file of a folder of the cases folder ('' is the cases folder itself), as `portal-desk batch DIR` reads it; null when it is not a folder there. */
+export function folderEntries(casesDir: string, folder: string): BatchEntry[] | null {
+  const path = resolveInFolder(casesDir, folder);
+  if (!path) return null;
+  const prefix = folder.replace(/\/+$/, '');
+  // Each case file read under the cases folder, as a single file is (no link followed out of it).
+  return readdirSync(path)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => caseEntry(casesDir, `${prefix ? `${prefix}/` : ''}${name}`));
+}
+
 /** A folder named relative to the cases folder ('' is the folder itself), as an absolute path; null when it is outside it or not a folder. */
-export function resolveInFolder(casesDir: string, folder: string): string | null {
+function resolveInFolder(casesDir: string, folder: string): string | null {
   const root = resolve(casesDir);
   const path = resolve(root, folder);
   const inside = relative(root, path);

@@ -1,5 +1,5 @@
 import { PortalDeskError } from '../base/portal-desk-error';
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest, InputRequest, InputSource, TakeOverDesk, TakeOverEnd, TakeOverRequest } from '../shared/clerk';
+import { heldRequestLine, RESEND_CODE, type ApprovalDecision, type ApprovalGate, type ApprovalRequest, type InputRequest, type InputSource, type TakeOverDesk, type TakeOverEnd, type TakeOverRequest } from '../shared/clerk';
 import { ClerkGestures } from '../shared/clerk-gestures';
 import type { CarriedValue, ControlSubmission } from '../shared/control-submission';
 import type { TakeOverView } from '../shared/console-api';
@@ -163,6 +163,22 @@ export class ClerkDesk implements ApprovalGate, InputSource, TakeOverDesk {
     parked.resolve(value);
     this.changed(runId);
     return true;
+  }
+
+  /** The clerk asks the portal for a new one-time code, where the pending code question offers it; false otherwise. */
+  resendCode(runId: string): boolean {
+    return this.pendingInput(runId)?.canResend === true && this.answer(runId, RESEND_CODE);
+  }
+
+  /** What the run waits for here, in one line (a queue's entry shows it); null when nothing, or when the clerk only asked to take over. */
+  waitLine(runId: string): string | null {
+    const approval = this.pendingApproval(runId);
+    if (approval) return `Approve or deny: ${approval.request ? heldRequestLine(approval.request) : (approval.element ?? approval.action?.type ?? 'an action')}`;
+    const input = this.pendingInput(runId);
+    if (input) return input.kind === 'otp' ? 'Type the one-time code the client received' : input.question;
+    const takeOver = this.pendingTakeOver(runId);
+    if (takeOver && takeOver.state !== 'asked') return takeOver.state === 'active' ? 'You have the portal: hand it back when you are done' : `Take over: the portal shows ${takeOver.detail}`;
+    return null;
   }
 
   /** Forgets whatever the run still had parked (it ended): an approval is denied, a question declined. */

@@ -10,6 +10,9 @@ import { PortalDeskError } from '../base/portal-desk-error';
 /** What the office desk is refused: joining without an office database, an answer of the wrong kind. */
 export class OfficeDeskError extends PortalDeskError {}
 
+/** The office panel when no office database is configured. */
+export const NO_OFFICE: OfficeView = { configured: false, joined: false, slots: 0, queued: 0, active: 0, waits: [] };
+
 interface OfficeDeskOptions {
   /** PORTAL_DESK_DATABASE_URL. */
   url: string;
@@ -46,8 +49,14 @@ export class OfficeDesk {
   private timer: NodeJS.Timeout | undefined;
   private lastSent = '';
   private closed = false;
+  /** The planner this desk's office cases run with, as the clerk chose when joining. */
+  private chosenPlanner: 'rules' | 'anthropic' = 'rules';
 
   constructor(private readonly o: OfficeDeskOptions) {}
+
+  get planner(): 'rules' | 'anthropic' {
+    return this.chosenPlanner;
+  }
 
   /** Starts reading the office's waits (every pollMs) and telling the console when they change. */
   start(): void {
@@ -86,8 +95,9 @@ export class OfficeDesk {
     };
   }
 
-  /** Joins the office queue with `slots` cases at once, or leaves it (cases running finish first). */
-  async join(join: boolean, slots: number): Promise<OfficeView> {
+  /** Joins the office queue with `slots` cases at once, their runs planned by `planner`, or leaves it (cases running finish first). */
+  async join(join: boolean, slots: number, planner: 'rules' | 'anthropic'): Promise<OfficeView> {
+    this.chosenPlanner = planner;
     if (!join) {
       this.worker?.stop();
       this.worker = undefined;

@@ -3,11 +3,50 @@ import { join } from 'node:path';
 import { ConfigFileError } from '../agent/case/config-file-error';
 import { loadPortalProfile } from '../agent/case/portal-profiles';
 import { DEFAULT_MODEL } from '../agent/decide/anthropic';
-import type { ModelStatus, PortalSummary } from '../shared/console-api';
+import type { CredentialSummary, ModelStatus, PortalSummary } from '../shared/console-api';
 import type { DemoPortals } from '../service/demo-portals';
+import type { OpenedVault } from '../vault';
+
+/**
+ * What the settings screen shows and changes: the portal profiles runs can use, the model a run
+ * would get, and the credentials the vault keeps for each client and portal (never a password shown).
+ */
+export class PortalSettings {
+  constructor(
+    private readonly o: {
+      portalFolders: string[];
+      demo: DemoPortals | undefined;
+      env: Record<string, string | undefined>;
+      vault: () => Promise<OpenedVault>;
+    },
+  ) {}
+
+  portals(): PortalSummary[] {
+    return listPortalProfiles(this.o.portalFolders, this.o.demo);
+  }
+
+  model(): ModelStatus {
+    return modelStatus(this.o.env);
+  }
+
+  async credentials(): Promise<CredentialSummary[]> {
+    const { vault } = await this.o.vault();
+    return (await vault.list()).map((e) => ({ clientId: e.clientId, portal: e.portalId, username: e.username, updatedAt: e.updatedAt }));
+  }
+
+  async saveCredential(p: { clientId: string; portal: string; username: string; password: string }): Promise<void> {
+    const { vault } = await this.o.vault();
+    await vault.set(p.clientId, p.portal, { username: p.username, password: p.password });
+  }
+
+  async removeCredential(clientId: string, portal: string): Promise<boolean> {
+    const { vault } = await this.o.vault();
+    return vault.remove(clientId, portal);
+  }
+}
 
 /** Every portal profile the console can run, the first folder's copy winning, as the settings screen shows them (demo portals marked `lab`). */
-export function listPortalProfiles(folders: string[], demo?: DemoPortals): PortalSummary[] {
+function listPortalProfiles(folders: string[], demo?: DemoPortals): PortalSummary[] {
   const seen = new Map<string, PortalSummary>();
   for (const folder of folders) {
     if (!existsSync(folder)) continue;
@@ -36,7 +75,7 @@ export function listPortalProfiles(folders: string[], demo?: DemoPortals): Porta
 }
 
 /** The planner a run would get and whether the key is there; never the key itself. */
-export function modelStatus(env: Record<string, string | undefined>): ModelStatus {
+function modelStatus(env: Record<string, string | undefined>): ModelStatus {
   const keyPresent = !!env['ANTHROPIC_API_KEY']?.trim();
   const baseURL = withoutUserInfo(env['ANTHROPIC_BASE_URL']?.trim());
   return {

@@ -2,6 +2,8 @@ import type { Page } from 'playwright-core';
 import { submissionAt, submissionOfFocus } from '../agent/browser/input-target';
 import type { ControlSubmission } from '../shared/control-submission';
 import type { ClerkInputEvent } from '../shared/console-api';
+import type { Store } from '../store';
+import type { ClerkDesk } from './clerk-desk';
 
 /** Keys whose KeyboardEvent.key name playwright spells otherwise. */
 const KEY_NAMES: Record<string, string> = { ' ': 'Space', Esc: 'Escape', Left: 'ArrowLeft', Right: 'ArrowRight', Up: 'ArrowUp', Down: 'ArrowDown', Del: 'Delete' };
@@ -73,7 +75,48 @@ async function playInOrder(page: Page, events: readonly ClerkInputEvent[], gestu
  * the focused control for Enter and Space, sends (none: it sends nothing by itself). The live
  * view's forwarded input and the desktop shell's portal view both read their presses here.
  */
-export async function pressedControls(page: Page, at: { x: number; y: number } | 'focus'): Promise<ControlSubmission[]> {
+async function pressedControls(page: Page, at: { x: number; y: number } | 'focus'): Promise<ControlSubmission[]> {
   const control = at === 'focus' ? await submissionOfFocus(page) : await submissionAt(page, at);
   return control ? [control] : [];
+}
+
+/**
+ * The console's side of a take-over: the clerk asks for a run's portal, and while they hold it
+ * their input (the live view's forwarded events, the desktop shell's presses in its own portal
+ * view) goes to the run's page; at any other time the agent is working it and input would race it.
+ */
+export class ClerkHands {
+  constructor(
+    private readonly desk: ClerkDesk,
+    private readonly store: Store,
+    /** The run live in the console (its page once it has one). */
+    private readonly live: (runId: string) => { page?: Page } | undefined,
+  ) {}
+
+  /** The clerk clicks Take over: at once when the run waits for it, else before the live run's next read. */
+  async take(runId: string): Promise<boolean> {
+    const live = this.live(runId);
+    const run = live ? await this.store.getRun(runId) : null;
+    return this.desk.startTakeOver(runId, live && run ? { step: run.stepCount } : null);
+  }
+
+  /** The clerk holds the run's portal now. */
+  holds(runId: string): boolean {
+    return this.desk.isTakenOver(runId);
+  }
+
+  /** A press of theirs in the desktop shell's portal view, read for what it aims at (a commit request is theirs only through one). */
+  press(runId: string, at: { x: number; y: number } | 'focus'): void {
+    const page = this.live(runId)?.page;
+    if (!page || !this.desk.isTakenOver(runId)) return;
+    void pressedControls(page, at).then((controls) => this.desk.noteGesture(runId, controls));
+  }
+
+  /** The live view's input, played into the run's page; false unless the clerk holds it. */
+  async play(runId: string, events: readonly ClerkInputEvent[]): Promise<boolean> {
+    const page = this.live(runId)?.page;
+    if (!page || !this.desk.isTakenOver(runId)) return false;
+    await playClerkInput(page, events, (controls) => this.desk.noteGesture(runId, controls));
+    return true;
+  }
 }

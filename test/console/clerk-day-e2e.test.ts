@@ -154,7 +154,7 @@ afterAll(async () => {
 
 /** The run's own portal page, for the test's clerk to find where a button is in the live picture (geometry only). */
 function runPage(runId: string): Page {
-  const live = (service as unknown as { live: Map<string, { page?: Page }> }).live.get(runId);
+  const live = (service as unknown as { runs: { get(runId: string): { page?: Page } | undefined } }).runs.get(runId);
   if (!live?.page) throw new Error(`run ${runId} has no live page`);
   return live.page;
 }
