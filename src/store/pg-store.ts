@@ -2,8 +2,7 @@ import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { RunRecord, RunStatus } from '../shared/run';
 import { StoreOpenError } from './database';
-import { LATEST_SCHEMA_VERSION, migrationChecksum, SchemaTooNewError } from './migrations';
-import { PG_MIGRATIONS } from './pg-migrations';
+import { LATEST_SCHEMA_VERSION, migrationChecksum, migrationsFor, SchemaTooNewError } from './migrations';
 import { PgDriver } from './pg-driver';
 import { resilientPool } from './pg-pool';
 import { PgRouteStore } from './pg-route-store';
@@ -90,7 +89,7 @@ async function migratePg(c: Client): Promise<number> {
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const from = await readVersion(c);
     if (from <= LATEST_SCHEMA_VERSION) {
-      for (const m of PG_MIGRATIONS) {
+      for (const m of migrationsFor('postgres')) {
         if (m.version <= from) continue;
         await c.query(m.sql);
         await c.query('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)', [m.version, m.name, migrationChecksum(m), new Date().toISOString()]);
