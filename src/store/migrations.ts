@@ -5,7 +5,7 @@ import { POSTGRES_TEXT } from './pg-migrations';
 import type { DialectName } from './sql-driver';
 
 /** One migration as one dialect runs it: its text is what `migrationChecksum` records. */
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
