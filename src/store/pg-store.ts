@@ -5,8 +5,8 @@ import { StoreOpenError } from './database';
 import { LATEST_SCHEMA_VERSION, migrationChecksum, migrationsFor, SchemaTooNewError } from './migrations';
 import { PgDriver } from './pg-driver';
 import { resilientPool } from './pg-pool';
-import { PgRouteStore } from './pg-route-store';
 import { runFromRow } from './records';
+import { SqlRouteStore } from './route-store';
 import { LIVE_STATUSES, RunStore, type StoredRun } from './run-store';
 
 /** The address that chooses the office store at the composition roots. */
@@ -128,8 +128,8 @@ export class PgStore extends RunStore<PgDriver> {
   }
 
   /** The office's learned routes, on this store's connections (one route per portal and task for every desk). */
-  routeStore(): PgRouteStore {
-    return new PgRouteStore(this.driver.pool);
+  routeStore(): SqlRouteStore {
+    return new SqlRouteStore(this.driver);
   }
 
   async schemaVersion(): Promise<number> {
