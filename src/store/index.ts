@@ -1,5 +1,6 @@
 /** The store's public surface: composition roots (the console, the CLI) import from here. */
-export { openStore, Store as SqliteStore, type PurgeResult } from './store';
+export { openStore, SqliteStore } from './store';
+export type { PurgeResult } from './run-store';
 export type { Store } from './store-api';
 export { DATABASE_URL_ENV, openPgStore, PgStore } from './pg-store';
 export { resilientPool } from './pg-pool';

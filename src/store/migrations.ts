@@ -1,22 +1,37 @@
 import type Database from 'better-sqlite3';
 import { sha256Hex } from '../base/canonical-json';
 import { PortalDeskError } from '../base/portal-desk-error';
+import { POSTGRES_TEXT } from './pg-migrations';
+import type { DialectName } from './sql-driver';
 
-/**
- * The schema's history: numbered, forward-only. A change to the schema is a NEW entry at the
- * end of this list; a shipped entry is never edited, renumbered or removed (test/store checks
- * each one's checksum). Databases in the field sit at any version and must upgrade from it.
- *
- * A migration runs inside the upgrade transaction with foreign keys ON. A future migration that
- * rebuilds a table must follow SQLite's "12-step" procedure and re-create the triggers below.
- */
-export interface Migration {
+/** One migration as one dialect runs it: its text is what `migrationChecksum` records. */
+interface Migration {
   version: number;
   name: string;
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+/** A schema change, for every dialect: SQL written once where it is the same, each dialect's own where it differs. */
+interface SchemaChange {
+  version: number;
+  name: string;
+  /** As SQLite runs it, and PostgreSQL too unless `postgres` gives PostgreSQL's own text. */
+  sql: string;
+  postgres?: string;
+}
+
+/**
+ * The schema's history, one list for both stores (a desk's SQLite file and an office's
+ * PostgreSQL database sit at the same version numbers): numbered, forward-only. A change to the
+ * schema is a NEW entry at the end of this list, its SQL written once when both dialects take the
+ * same text (ALTER TABLE … ADD COLUMN, CREATE INDEX), else with PostgreSQL's own beside it; a
+ * shipped entry is never edited, renumbered or removed (test/store checks each one's checksum, in
+ * each dialect). Databases in the field sit at any version and must upgrade from it.
+ *
+ * A migration runs inside the upgrade transaction with foreign keys ON. A future migration that
+ * rebuilds a table must follow SQLite's "12-step" procedure and re-create the triggers below.
+ */
+const MIGRATIONS: readonly SchemaChange[] = [
   {
     version: 1,
     name: 'runs, steps, screenshots, progress, run events',
@@ -122,6 +137,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER run_events_no_delete BEFORE DELETE ON run_events
       BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
     `,
+    postgres: POSTGRES_TEXT[1],
   },
   {
     version: 2,
@@ -143,6 +159,7 @@ export const MIGRATIONS: readonly Migration[] = [
       FROM steps AS s, json_each(s.json, '$.actions') AS a
       WHERE json_type(a.value, '$.approval') = 'object';
     `,
+    postgres: POSTGRES_TEXT[2],
   },
   {
     version: 3,
@@ -163,6 +180,7 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (run_id, idx)
       ) STRICT;
     `,
+    postgres: POSTGRES_TEXT[3],
   },
   {
     version: 4,
@@ -186,6 +204,7 @@ export const MIGRATIONS: readonly Migration[] = [
       WHEN NEW.chain_version IS NOT OLD.chain_version OR NEW.genesis_json IS NOT OLD.genesis_json
       BEGIN SELECT RAISE(ABORT, 'a run''s chain genesis never changes'); END;
     `,
+    postgres: POSTGRES_TEXT[4],
   },
   {
     version: 5,
@@ -225,6 +244,7 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (portal, task)
       ) STRICT;
     `,
+    postgres: POSTGRES_TEXT[6],
   },
   {
     version: 7,
@@ -245,6 +265,7 @@ export const MIGRATIONS: readonly Migration[] = [
         UNIQUE (portal, entry_key)
       ) STRICT;
     `,
+    postgres: POSTGRES_TEXT[7],
   },
   {
     version: 8,
@@ -255,6 +276,11 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The migrations as `dialect` runs them, in order. */
+export function migrationsFor(dialect: DialectName): Migration[] {
+  return MIGRATIONS.map((m) => ({ version: m.version, name: m.name, sql: dialect === 'postgres' ? (m.postgres ?? m.sql) : m.sql }));
+}
 
 /** A migration's checksum: recorded when applied, so an edited migration is visible afterwards. */
 export function migrationChecksum(m: Migration): string {
@@ -284,7 +310,7 @@ export function migrate(db: Database.Database, target: number = LATEST_SCHEMA_VE
       );
     }
     const insert = db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)');
-    for (const m of MIGRATIONS) {
+    for (const m of migrationsFor('sqlite')) {
       if (m.version <= from || m.version > target) continue;
       db.exec(m.sql);
       insert.run(m.version, m.name, migrationChecksum(m), new Date().toISOString());

@@ -1,20 +1,15 @@
-import type { Migration } from './migrations';
-
 /**
- * The PostgreSQL schema's history, version for version the same as `MIGRATIONS` (SQLite): the
- * same tables, columns, view and append-only rules in PostgreSQL's dialect, under the same
- * numbers and names (test/store/pg-store.test.ts fails when one list gains an entry the other
- * lacks). Forward-only like SQLite's: a change is a NEW entry at the end of both lists.
+ * PostgreSQL's own text of the shipped migrations whose SQL differs from SQLite's (`MIGRATIONS`
+ * in src/store/migrations.ts names each by its version): the same tables, columns, view and
+ * append-only rules in PostgreSQL's dialect. Frozen like every shipped migration, byte for byte:
+ * office databases were built by these texts and record their checksums.
  *
  * Times stay ISO-8601 text and step JSON stays text: the hash chain covers those exact bytes.
  * `owner_host` (version 1) is PostgreSQL's own: several desks share one database, so a process
  * id alone does not say whose a run is.
  */
-export const PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'runs, steps, screenshots, progress, run events',
-    sql: `
+export const POSTGRES_TEXT = {
+  1: `
       CREATE FUNCTION pd_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = 'restrict_violation'; END $$;
 
@@ -115,11 +110,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER run_events_no_delete BEFORE DELETE ON run_events FOR EACH ROW EXECUTE FUNCTION pd_refuse('the audit trail is append-only');
       CREATE TRIGGER run_events_no_truncate BEFORE TRUNCATE ON run_events FOR EACH STATEMENT EXECUTE FUNCTION pd_refuse('the audit trail is append-only');
     `,
-  },
-  {
-    version: 2,
-    name: 'approvals view over step actions',
-    sql: `
+  2: `
       CREATE VIEW approvals AS
       SELECT s.run_id                              AS run_id,
              s.idx                                 AS step,
@@ -137,11 +128,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ) WITH ORDINALITY AS a (value, ord)
       WHERE jsonb_typeof(a.value -> 'approval') = 'object';
     `,
-  },
-  {
-    version: 3,
-    name: 'retention: purge marks and model payloads',
-    sql: `
+  3: `
       ALTER TABLE runs ADD COLUMN purged_at TEXT;
       ALTER TABLE screenshots ADD COLUMN purged_at TEXT;
       CREATE INDEX runs_by_end ON runs (ended_at) WHERE ended_at IS NOT NULL;
@@ -154,11 +141,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (run_id, idx)
       );
     `,
-  },
-  {
-    version: 4,
-    name: 'chain v2: one chained record log per run (steps, audit events, outcome, purges)',
-    sql: `
+  4: `
       ALTER TABLE runs ADD COLUMN chain_version INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE runs ADD COLUMN genesis_json TEXT;
       ALTER TABLE runs ADD COLUMN record_count INTEGER NOT NULL DEFAULT 0;
@@ -172,25 +155,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       WHEN (NEW.chain_version IS DISTINCT FROM OLD.chain_version OR NEW.genesis_json IS DISTINCT FROM OLD.genesis_json)
       EXECUTE FUNCTION pd_refuse('a run''s chain genesis never changes');
     `,
-  },
-  {
-    version: 5,
-    name: "a step's after and full-page pictures",
-    sql: `
-      ALTER TABLE steps ADD COLUMN after_hash TEXT REFERENCES screenshots (sha256);
-      ALTER TABLE steps ADD COLUMN full_page_hash TEXT REFERENCES screenshots (sha256);
-      CREATE INDEX steps_by_after ON steps (after_hash) WHERE after_hash IS NOT NULL;
-      CREATE INDEX steps_by_full_page ON steps (full_page_hash) WHERE full_page_hash IS NOT NULL;
-      CREATE VIEW step_screenshots AS
-      SELECT run_id, idx, 'before' AS kind, screenshot_hash AS sha256 FROM steps WHERE screenshot_hash IS NOT NULL
-      UNION ALL SELECT run_id, idx, 'after' AS kind, after_hash AS sha256 FROM steps WHERE after_hash IS NOT NULL
-      UNION ALL SELECT run_id, idx, 'full_page' AS kind, full_page_hash AS sha256 FROM steps WHERE full_page_hash IS NOT NULL;
-    `,
-  },
-  {
-    version: 6,
-    name: 'learned routes',
-    sql: `
+  6: `
       CREATE TABLE routes (
         portal       TEXT NOT NULL,
         task         TEXT NOT NULL,
@@ -204,11 +169,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (portal, task)
       );
     `,
-  },
-  {
-    version: 7,
-    name: 'learned request map',
-    sql: `
+  7: `
       CREATE TABLE request_map (
         id          BIGSERIAL PRIMARY KEY,
         portal      TEXT NOT NULL,
@@ -221,10 +182,4 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         UNIQUE (portal, entry_key)
       );
     `,
-  },
-  {
-    version: 8,
-    name: 'lease epochs (fencing)',
-    sql: `ALTER TABLE runs ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;`,
-  },
-];
+} as const;

@@ -1,8 +1,9 @@
-import type Database from 'better-sqlite3';
-import type pg from 'pg';
 import { LearnedMapEntry, RequestMapEntry, type RequestMapStore } from '../shared/request-map';
 import { openDatabase } from './database';
+import { PgDriver } from './pg-driver';
 import { PgStore } from './pg-store';
+import type { SqlRunner } from './sql-driver';
+import { SqliteDriver } from './sqlite-driver';
 import type { Store } from './store-api';
 
 /**
@@ -37,62 +38,34 @@ function parsed(row: MapRow): LearnedMapEntry | undefined {
   }
 }
 
-class SqliteRequestMapStore implements RequestMapStore {
-  constructor(private readonly db: Database.Database) {}
+/** The request maps on either driver: a desk's SQLite file, or the office database every desk shares. */
+class SqlRequestMapStore implements RequestMapStore {
+  constructor(private readonly sql: SqlRunner) {}
 
   async listMap(portal?: string): Promise<LearnedMapEntry[]> {
-    const rows = (portal === undefined ? this.db.prepare('SELECT * FROM request_map ORDER BY portal, id').all() : this.db.prepare('SELECT * FROM request_map WHERE portal = ? ORDER BY id').all(portal)) as MapRow[];
+    const rows = portal === undefined ? await this.sql.all<MapRow>('SELECT * FROM request_map ORDER BY portal, id') : await this.sql.all<MapRow>('SELECT * FROM request_map WHERE portal = ? ORDER BY id', [portal]);
     return rows.map(parsed).filter((e): e is LearnedMapEntry => e !== undefined);
   }
 
   async learn(portal: string, entry: RequestMapEntry, taughtBy: string, runId: string | null): Promise<LearnedMapEntry> {
     const checked = RequestMapEntry.parse(entry);
-    const row = this.db
-      .prepare(
-        `INSERT INTO request_map (portal, entry_key, version, entry_json, taught_by, run_id, created_at) VALUES (?, ?, 1, ?, ?, ?, ?)
-         ON CONFLICT (portal, entry_key) DO UPDATE SET version = version + 1, entry_json = excluded.entry_json, taught_by = excluded.taught_by, run_id = excluded.run_id, created_at = excluded.created_at
-         RETURNING *`,
-      )
-      .get(portal, entryKey(checked), JSON.stringify(checked), taughtBy, runId, new Date().toISOString()) as MapRow;
-    return parsed(row)!;
-  }
-
-  async removeMapEntry(portal: string, id: number): Promise<boolean> {
-    return this.db.prepare('DELETE FROM request_map WHERE portal = ? AND id = ?').run(portal, id).changes > 0;
-  }
-}
-
-class PgRequestMapStore implements RequestMapStore {
-  constructor(private readonly pool: pg.Pool) {}
-
-  async listMap(portal?: string): Promise<LearnedMapEntry[]> {
-    const r = portal === undefined ? await this.pool.query<MapRow>('SELECT * FROM request_map ORDER BY portal, id') : await this.pool.query<MapRow>('SELECT * FROM request_map WHERE portal = $1 ORDER BY id', [portal]);
-    return r.rows.map(parsed).filter((e): e is LearnedMapEntry => e !== undefined);
-  }
-
-  async learn(portal: string, entry: RequestMapEntry, taughtBy: string, runId: string | null): Promise<LearnedMapEntry> {
-    const checked = RequestMapEntry.parse(entry);
-    const r = await this.pool.query<MapRow>(
-      `INSERT INTO request_map (portal, entry_key, version, entry_json, taught_by, run_id, created_at) VALUES ($1, $2, 1, $3, $4, $5, $6)
+    const row = await this.sql.get<MapRow>(
+      `INSERT INTO request_map (portal, entry_key, version, entry_json, taught_by, run_id, created_at) VALUES (?, ?, 1, ?, ?, ?, ?)
        ON CONFLICT (portal, entry_key) DO UPDATE SET version = request_map.version + 1, entry_json = excluded.entry_json, taught_by = excluded.taught_by, run_id = excluded.run_id, created_at = excluded.created_at
        RETURNING *`,
       [portal, entryKey(checked), JSON.stringify(checked), taughtBy, runId, new Date().toISOString()],
     );
-    return parsed(r.rows[0]!)!;
+    return parsed(row!)!;
   }
 
   async removeMapEntry(portal: string, id: number): Promise<boolean> {
-    return ((await this.pool.query('DELETE FROM request_map WHERE portal = $1 AND id = $2', [portal, id])).rowCount ?? 0) > 0;
+    return (await this.sql.run('DELETE FROM request_map WHERE portal = ? AND id = ?', [portal, id])) > 0;
   }
 }
 
 /** The learned request maps beside a run store: the office's table for PostgreSQL, the SQLite file's own (its own connection, closed with `close`). */
 export function requestMapsOf(store: Store): RequestMapStore & { close(): void } {
-  if (store instanceof PgStore) return Object.assign(new PgRequestMapStore(store.connections), { close: () => undefined });
-  const db = openDatabase(store.path);
-  return Object.assign(new SqliteRequestMapStore(db), {
-    close: () => {
-      if (db.open) db.close();
-    },
-  });
+  if (store instanceof PgStore) return Object.assign(new SqlRequestMapStore(new PgDriver(store.connections, store.path, false)), { close: () => undefined });
+  const driver = new SqliteDriver(openDatabase(store.path));
+  return Object.assign(new SqlRequestMapStore(driver), { close: () => driver.close() });
 }

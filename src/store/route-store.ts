@@ -1,12 +1,13 @@
-import type Database from 'better-sqlite3';
 import { PortalDeskError } from '../base/portal-desk-error';
 import { Route, type RouteStore } from '../shared/route';
 import { openDatabase } from './database';
+import type { SqlRunner } from './sql-driver';
+import { SqliteDriver } from './sqlite-driver';
 
 /** A stored route that fails its schema or disagrees with its own columns: it is never followed. */
 export class RouteStoreError extends PortalDeskError {}
 
-export interface RouteRow {
+interface RouteRow {
   portal: string;
   task: string;
   version: number;
@@ -16,36 +17,35 @@ export interface RouteRow {
 }
 
 /**
- * Learned routes in the SQLite store's `routes` table (migration 6): one row per portal and task,
- * the route as JSON (the truth, checked against its schema on every read) beside query copies of
- * its version, status and failure count (checked against the JSON: a row edited on one side is
- * refused, not followed).
+ * Learned routes in the store's `routes` table (migration 6), on either driver: a desk's SQLite
+ * file, or the office database (one route per portal and task for every desk). One row per portal
+ * and task, the route as JSON (the truth, checked against its schema on every read) beside query
+ * copies of its version, status and failure count (checked against the JSON: a row edited on one
+ * side is refused, not followed).
  */
-class SqliteRouteStore implements RouteStore {
-  constructor(private readonly db: Database.Database) {}
+export class SqlRouteStore implements RouteStore {
+  constructor(private readonly sql: SqlRunner) {}
 
   async getRoute(portal: string, task: string): Promise<Route | null> {
-    const row = this.db.prepare('SELECT * FROM routes WHERE portal = ? AND task = ?').get(portal, task) as RouteRow | undefined;
+    const row = await this.sql.get<RouteRow>('SELECT * FROM routes WHERE portal = ? AND task = ?', [portal, task]);
     return row ? parseRow(row) : null;
   }
 
   async saveRoute(route: Route): Promise<void> {
-    const parsed = Route.parse(route);
-    this.db
-      .prepare(
-        `INSERT INTO routes (portal, task, version, status, failures, route_json, learned_from, created_at, updated_at)
-         VALUES (@portal, @task, @version, @status, @failures, @json, @learnedFrom, @createdAt, @updatedAt)
-         ON CONFLICT (portal, task) DO UPDATE SET version = excluded.version, status = excluded.status, failures = excluded.failures,
-           route_json = excluded.route_json, learned_from = excluded.learned_from, updated_at = excluded.updated_at`,
-      )
-      .run({ ...parsed, json: JSON.stringify(parsed) });
+    const p = Route.parse(route);
+    await this.sql.run(
+      `INSERT INTO routes (portal, task, version, status, failures, route_json, learned_from, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (portal, task) DO UPDATE SET version = excluded.version, status = excluded.status, failures = excluded.failures,
+         route_json = excluded.route_json, learned_from = excluded.learned_from, updated_at = excluded.updated_at`,
+      [p.portal, p.task, p.version, p.status, p.failures, JSON.stringify(p), p.learnedFrom, p.createdAt, p.updatedAt],
+    );
   }
 
   /** Every route that parses, by portal and task; a damaged row is skipped here and refused by `getRoute`. */
   async listRoutes(): Promise<Route[]> {
-    const rows = this.db.prepare('SELECT * FROM routes ORDER BY portal, task').all() as RouteRow[];
     const routes: Route[] = [];
-    for (const row of rows) {
+    for (const row of await this.sql.all<RouteRow>('SELECT * FROM routes ORDER BY portal, task')) {
       try {
         routes.push(parseRow(row));
       } catch {
@@ -56,16 +56,16 @@ class SqliteRouteStore implements RouteStore {
   }
 
   async deleteRoute(portal: string, task: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM routes WHERE portal = ? AND task = ?').run(portal, task).changes > 0;
+    return (await this.sql.run('DELETE FROM routes WHERE portal = ? AND task = ?', [portal, task])) > 0;
   }
 
   /** Portal and task of every row, damaged or not (for `routes list`). */
   async keys(): Promise<Array<{ portal: string; task: string }>> {
-    return this.db.prepare('SELECT portal, task FROM routes ORDER BY portal, task').all() as Array<{ portal: string; task: string }>;
+    return this.sql.all<{ portal: string; task: string }>('SELECT portal, task FROM routes ORDER BY portal, task');
   }
 }
 
-export function parseRow(row: RouteRow): Route {
+function parseRow(row: RouteRow): Route {
   let json: unknown;
   try {
     json = JSON.parse(row.route_json);
@@ -87,11 +87,7 @@ export function parseRow(row: RouteRow): Route {
 }
 
 /** The routes of the SQLite store at `path` (its own connection; the schema is brought up to date like the store's). */
-export function openRouteStore(path: string): SqliteRouteStore & { close(): void } {
-  const db = openDatabase(path);
-  const store = new SqliteRouteStore(db) as SqliteRouteStore & { close(): void };
-  store.close = () => {
-    if (db.open) db.close();
-  };
-  return store;
+export function openRouteStore(path: string): SqlRouteStore & { close(): void } {
+  const driver = new SqliteDriver(openDatabase(path));
+  return Object.assign(new SqlRouteStore(driver), { close: () => driver.close() });
 }

@@ -4,15 +4,15 @@ import type { ChainRecordRef } from './chain-v2';
 import type { VerifyResult } from './chain';
 import type { RunExport } from './run-export';
 import type { ApprovalEntry, RunEvent } from './records';
-import type { ModelPayload, PurgeOptions, PurgeResult, RunQuery } from './store';
+import type { ModelPayload, PurgeOptions, PurgeResult, RunQuery } from './run-store';
 
 /**
  * What the store's callers use, whatever holds it: the engine's RunRecorder port, and the
- * queries of replay, verify, the console, the CLI and retention. Two implementations behave
- * alike (test/store runs its suite against both): `SqliteStore` (one file per desk, the
- * embedded default) and `PgStore` (one PostgreSQL database an office's desks share, chosen
- * with `PORTAL_DESK_DATABASE_URL`). Both write the same hash chain, refuse the same secrets and
- * answer the same replay queries.
+ * queries of replay, verify, the console, the CLI and retention. One implementation,
+ * `RunStore` (src/store/run-store.ts), over two SQL drivers (test/store runs its suite against
+ * both): `SqliteStore` (one file per desk, the embedded default) and `PgStore` (one PostgreSQL
+ * database an office's desks share, chosen with `PORTAL_DESK_DATABASE_URL`). Both write the same
+ * hash chain, refuse the same secrets and answer the same replay queries: the same code does.
  */
 export interface Store extends RunRecorder {
   /** Where the store lives, for messages: a file path, or a PostgreSQL address without its password. */

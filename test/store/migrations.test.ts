@@ -7,10 +7,12 @@ import { openStore, LATEST_SCHEMA_VERSION } from '../../src/store';
 import { genesisHash, stepHash } from '../../src/store/chain';
 import { openDatabase } from '../../src/store/database';
 import { defaultDbPath } from '../../src/store/location';
-import { migrate, migrationChecksum, MIGRATIONS } from '../../src/store/migrations';
-import { PG_MIGRATIONS } from '../../src/store/pg-migrations';
+import { migrate, migrationChecksum, migrationsFor } from '../../src/store/migrations';
 import { skipPostgres, storeTarget, type StoreTarget } from './backends';
 import { buildStep, newRun, png, tempDir, tempDbPath } from './fixtures';
+
+const MIGRATIONS = migrationsFor('sqlite');
+const PG_MIGRATIONS = migrationsFor('postgres');
 
 /**
  * Shipped migrations are frozen: databases in the field were built by them. Change the schema by
@@ -23,6 +25,8 @@ const SHIPPED = [
   [4, '5872ae5835d9e59ac112dbb80ed16ed660724df4c0f8dedd2751cb0af8c76300'],
   [5, 'b3d38179b2bf7076b3f78dc5da83287f5dcfdadf57c4a969368a4bc63416ae96'],
   [6, '4f6e1765941793db98af2da2f0b437b72e2f73a362fa4ba78cc5980711504c14'],
+  [7, '957d3172c26bfca1a7f7fa4c79f33c66d5e37df07a6742ee40d0a01f594d0d14'],
+  [8, '384e1933b4fe3aaa98851f27dbd9309f6b283ebbf4613b289d8a566ba950d49b'],
 ] as const;
 
 describe('migrations', () => {
@@ -114,6 +118,8 @@ const PG_SHIPPED = [
   [4, '3662f0cb2bc6c0b01a0c9ec528b7dc60819af52f1a2ebd6758e02425c77c27aa'],
   [5, 'b3d38179b2bf7076b3f78dc5da83287f5dcfdadf57c4a969368a4bc63416ae96'],
   [6, '366fd378e0151281a7b53141aa5086ede96c1a2afcfb4f4cf1e08a41c6ad6906'],
+  [7, 'e4675f7c4187320e5810ee64bba2826acec2b8e6764803b68fd4d63b7074adbe'],
+  [8, '384e1933b4fe3aaa98851f27dbd9309f6b283ebbf4613b289d8a566ba950d49b'],
 ] as const;
 
 /** An empty office database brought to migration 1 only, as the first office release left one. */

@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { openConfiguredStore, openPgStore, openStore, PgStore, SqliteStore, StoreOpenError, LATEST_SCHEMA_VERSION } from '../../src/store';
-import { MIGRATIONS } from '../../src/store/migrations';
-import { PG_MIGRATIONS } from '../../src/store/pg-migrations';
+import { migrationsFor } from '../../src/store/migrations';
 import { eachStore, skipPostgres, storeTarget } from './backends';
 import { buildStep, newRun, tempDbPath } from './fixtures';
 
+const MIGRATIONS = migrationsFor('sqlite');
+
 /** What only the PostgreSQL store has to show: its schema history, opening, and several desks on one database. */
 describe('the PostgreSQL schema', () => {
-  it('mirrors every SQLite migration, version for version and name for name', () => {
-    expect(PG_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
+  it('is the one migration list in its own dialect, version for version and name for name', () => {
+    const pg = migrationsFor('postgres');
+    expect(pg.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
+    // Its own text where the SQL differs (the first: plpgsql guards, BYTEA, no STRICT), the same text where it does not.
+    expect(pg[0]!.sql).toMatch(/BYTEA/);
+    expect(MIGRATIONS[0]!.sql).toMatch(/ STRICT;/);
+    expect(pg.at(-1)!.sql).toBe(MIGRATIONS.at(-1)!.sql);
   });
 });
 

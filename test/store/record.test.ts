@@ -188,3 +188,30 @@ eachStore('progress records', (kind: Backend) => {
     expect(await store.getProgress('lakshmi-stores', 'shops', 'trade-licence')).toBeNull();
   });
 });
+
+eachStore('writes asked for at once', (kind) => {
+  it('each stay one transaction: one ordered chain, and a refused write in their midst leaves the others whole', async () => {
+    const target = await storeTarget(kind);
+    const store = await target.open();
+    const id = 'run-2026-03-02-a1';
+    await store.createRun(newRun());
+    // Nothing awaited in between: on SQLite each transaction awaits between its statements on the
+    // store's one connection, so the driver must run them one after the other.
+    const out = await Promise.allSettled([
+      ...[0, 1, 2, 3, 4, 5].map((i) => store.updateRun(id, { reason: `note ${i}` })),
+      store.recordStep(buildStep(id, 0).step, png(0)),
+      store.recordStep(buildStep(id, 5).step, png(5)), // out of order: refused, rolled back
+      store.saveProgress({ clientId: 'lakshmi-stores', portal: 'shops', task: 'shop-registration-renewal', caseId: 'C-2026-0142', sectionsDone: ['business'], updatedAt: '2026-03-02T09:00:00.000Z' }, id),
+      store.getRun(id),
+      store.recordModelPayload(id, 0, { request: { n: 1 }, response: null }),
+    ]);
+    expect(out.map((o) => o.status)).toEqual([...Array(7).fill('fulfilled'), 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(String((out[7] as PromiseRejectedResult).reason)).toMatch(/the next one is step [01]\. Nothing was written/);
+    // SQLite runs them in the order asked; PostgreSQL's connections take the run's row lock in turn, in any order.
+    const notes = (await store.auditTrail(id)).slice(1).map((e) => e.reason);
+    expect(kind === 'sqlite' ? notes : [...notes].sort()).toEqual(['note 0', 'note 1', 'note 2', 'note 3', 'note 4', 'note 5']);
+    expect(await store.verifyRun(id)).toMatchObject({ ok: true, steps: 1, events: 7, records: 8 });
+    expect(await store.getModelPayload(id, 0)).toEqual({ request: { n: 1 }, response: null });
+    expect(Number(await target.value('SELECT count(*) FROM steps'))).toBe(1);
+  });
+});
