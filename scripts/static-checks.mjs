@@ -1,4 +1,4 @@
-// `npm run checks`: the static checks `npm test` runs beside the tests (scripts/test.mjs; typecheck, lint, dead
+// `npm run checks`: the static checks `npm test` runs before the tests (typecheck, lint, dead
 // exports), two at a time: each is one single-threaded process, so on CI's two cores two side by
 // side take the time of the longest pair instead of the sum. Each one's output is printed whole
 // when it ends, with its time; the exit code is the first failure's (0 when all pass).
