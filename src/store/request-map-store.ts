@@ -4,6 +4,7 @@ import { PgDriver } from './pg-driver';
 import { PgStore } from './pg-store';
 import type { SqlRunner } from './sql-driver';
 import { SqliteDriver } from './sqlite-driver';
+import { SqliteStore } from './store';
 import type { Store } from './store-api';
 
 /**
@@ -63,9 +64,10 @@ class SqlRequestMapStore implements RequestMapStore {
   }
 }
 
-/** The learned request maps beside a run store: the office's table for PostgreSQL, the SQLite file's own (its own connection, closed with `close`). */
+/** The learned request maps beside a run store: the office's table for PostgreSQL, a desk store's own on its connection and queue (another kind of store: the file on a connection of its own, closed with `close`). */
 export function requestMapsOf(store: Store): RequestMapStore & { close(): void } {
   if (store instanceof PgStore) return Object.assign(new SqlRequestMapStore(new PgDriver(store.connections, store.path, false)), { close: () => undefined });
+  if (store instanceof SqliteStore) return Object.assign(new SqlRequestMapStore(store.besideRunner()), { close: () => undefined });
   const driver = new SqliteDriver(openDatabase(store.path));
   return Object.assign(new SqlRequestMapStore(driver), { close: () => driver.close() });
 }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { openDatabase, type DatabaseOptions } from './database';
 import { schemaVersion } from './migrations';
 import { RunStore } from './run-store';
+import { SqlRouteStore } from './route-store';
 import { SqliteDriver } from './sqlite-driver';
 
 export interface StoreOptions extends DatabaseOptions {
@@ -26,6 +27,21 @@ export class SqliteStore extends RunStore<SqliteDriver> {
 
   get schemaVersion(): number {
     return schemaVersion(this.driver.db);
+  }
+
+  /**
+   * The tables kept beside the runs (learned routes, the request map) on this store's own
+   * connection, so their statements take their turn in its queue. On a second connection a write
+   * that came while a store transaction was open across an await would wait for it synchronously
+   * (better-sqlite3's busy timeout), the whole event loop with it.
+   */
+  routeStore(): SqlRouteStore {
+    return new SqlRouteStore(this.driver);
+  }
+
+  /** This store's connection and queue, for the request map beside the runs (see `routeStore`). */
+  besideRunner(): SqliteDriver {
+    return this.driver;
   }
 
   /** Closes the file once the writes already asked for are done. */

@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import type { Control } from '../../shared/observation';
+import { BOX_CHANGED_TEXT, PAGE_CHANGED_TEXT } from '../../shared/outcome';
 import { caseDate, type ValueFormat } from '../../shared/value-format';
 import { PortalDeskError } from '../../base/portal-desk-error';
 import { bringIntoView } from './into-view';
@@ -38,6 +39,11 @@ const MAX_PAGES = 240;
 /** What a box shows: an input's value, or an editable element's text. */
 async function shownValue(locator: Locator, timeout: number): Promise<string> {
   return locator.evaluate((el) => (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el.textContent ?? '')), undefined, { timeout });
+}
+
+/** A character a key press would turn into a control key (Enter, Tab, Backspace...): never typed key by key. */
+function hasControlCharacter(text: string): boolean {
+  return [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 }
 
 /**
@@ -79,15 +85,18 @@ export async function typeAndReadBack(locator: Locator, control: Control, text: 
   // One page call (readBox), not a read and then the leaving: each Playwright call costs a round
   // trip and a stack capture, on every fill of every run.
   let read = await readBox(locator, timeout);
-  if (!holdsText(read.typed, text, date) || read.refused) {
+  if ((!holdsText(read.typed, text, date) || read.refused) && !hasControlCharacter(text)) {
     // The box would not hold the text as set, or its own pattern refuses it: an input mask that
     // writes as keys are pressed (USWDS's, jQuery's) cuts or leaves a set value unformatted. Typed
-    // key by key, as a clerk types it, the mask formats it; kept if the box then holds the text
-    // (its digits and letters) and its pattern takes it, else the text is set as before.
+    // key by key, as a clerk types it, the mask formats it. Each key is pressed on this box (a page
+    // that moves the focus on cannot take the rest into another box), never a control key (Enter
+    // or Tab stays the guard's to judge). Kept only if the box then holds the same letters and
+    // digits (a mask adds separators, never words: an autocomplete's longer choice is not the
+    // value) and its pattern takes it; else the text is set as before.
     await locator.fill('', { timeout });
-    await locator.pressSequentially(text, { timeout });
+    for (const key of text) await locator.pressSequentially(key, { timeout });
     const keyed = await readBox(locator, timeout);
-    if (holdsText(keyed.typed, text, date) && (!keyed.refused || !holdsText(read.typed, text, date))) {
+    if (bare(keyed.typed) === bare(text) && (!keyed.refused || !holdsText(read.typed, text, date))) {
       read = keyed;
     } else {
       await locator.fill(text, { timeout });
@@ -96,14 +105,14 @@ export async function typeAndReadBack(locator: Locator, control: Control, text: 
   }
   const { typed, left } = read;
   if (!holdsText(typed, text, date)) {
-    throw new WidgetRefusal('error', `${control.label} shows ${quoted(typed)} after typing ${quoted(text)} (the box changed or cut the value); check what the page expects`);
+    throw new WidgetRefusal('error', `${control.label} shows ${quoted(typed)} after typing ${quoted(text)} (${BOX_CHANGED_TEXT}); check what the page expects`);
   }
   if (left !== null && !holdsText(left, text, date)) {
-    throw new WidgetRefusal('error', `${control.label} shows ${quoted(left)} once the box was left, after typing ${quoted(text)} (the page dropped or changed the value); check what the page expects`);
+    throw new WidgetRefusal('error', `${control.label} shows ${quoted(left)} once the box was left, after typing ${quoted(text)} (${PAGE_CHANGED_TEXT}); check what the page expects`);
   }
   return async (t) => {
     const now = await heldBy(locator, t);
-    return now && !holdsText(now.value, text, date) ? `${control.label} shows ${quoted(now.value)} once the page settled, after typing ${quoted(text)} (the page dropped or changed the value)` : null;
+    return now && !holdsText(now.value, text, date) ? `${control.label} shows ${quoted(now.value)} once the page settled, after typing ${quoted(text)} (${PAGE_CHANGED_TEXT})` : null;
   };
 }
 

@@ -103,6 +103,13 @@ describe('an input mask that writes as keys are pressed (as USWDS\'s does)', () 
     }
   });
 
+  it('a box that completes what is typed key by key to a longer value keeps the value itself, never the completion', async () => {
+    const { page, read } = await open('masked-input.html');
+    const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Town').ref, field: 'town' }, 'London');
+    expect(outcome.status).toBe('done');
+    expect(await page.locator('#town').inputValue()).toBe('London');
+  });
+
   it('a value the mask cannot take either (its letters dropped) is set as it is, for the portal to judge', async () => {
     const { page, read } = await open('masked-input.html');
     const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Phone number').ref, field: 'phone_number' }, 'by post');

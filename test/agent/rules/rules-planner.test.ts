@@ -126,13 +126,16 @@ describe('rules planner: documents, formats and one-page forms', () => {
     const phone = control({ role: 'textbox', name: 'Phone number', expects: 'placeholder "___-___-____"; hint "10 digits, for example 555-123-4567"; maxlength 12' });
     const intl = control({ role: 'textbox', name: 'Mobile', expects: 'placeholder "(###) ###-####"' });
     const short = control({ role: 'textbox', name: 'Extension', expects: 'placeholder "___-___-____"' });
+    const licence = control({ role: 'textbox', name: 'Licence', expects: 'placeholder "____-____"' });
     const born = control({ role: 'textbox', name: 'Date of birth', expects: 'placeholder "__/__/____"' });
-    const actions = await planWith(page([phone, intl, short, born]), { phone_number: '(512) 555-0148', mobile: '+1 503 555 0111', extension: '44-12', date_of_birth: '1986-04-23' });
+    const actions = await planWith(page([phone, intl, short, born, licence]), { phone_number: '(512) 555-0148', mobile: '+1 503 555 0111', extension: '44-12', date_of_birth: '1986-04-23', licence: 'LN12-3456' });
     expect(actions).toEqual([
       { type: 'fill', ref: phone.ref, field: 'phone_number', format: 'digits' },
       { type: 'fill', ref: intl.ref, field: 'mobile', format: 'phone:national' },
       { type: 'fill', ref: short.ref, field: 'extension' },
       { type: 'fill', ref: born.ref, field: 'date_of_birth' },
+      // Its letters are part of the value: never typed as digits alone.
+      { type: 'fill', ref: licence.ref, field: 'licence' },
     ]);
   });
 
@@ -147,8 +150,13 @@ describe('rules planner: documents, formats and one-page forms', () => {
     const first = box();
     const [typed] = await decide(page([first]), []);
     expect(typed).toEqual({ type: 'fill', ref: first.ref, field: 'phone_number' });
+    // Not every error is a refusal of the format: a fill that timed out is typed the same way again.
+    const timedOut: StepAction[] = [{ action: typed!, verdict: { verdict: 'allow', rule: 'provenance', reason: 'case value' }, outcome: { status: 'error', message: 'fill timed out after 10000 ms', ms: 10_000 } }];
+    const same = box('');
+    const retyped = await decide(page([same]), timedOut);
+    expect(retyped).toEqual([{ type: 'fill', ref: same.ref, field: 'phone_number' }]);
     const second = box('+44 7700 90');
-    const next = await decide(page([second]), refusedBy(typed!, '+44 7700 90'));
+    const next = await decide(page([second]), refusedBy(retyped[0]!, '+44 7700 90'));
     expect(next).toEqual([{ type: 'fill', ref: second.ref, field: 'phone_number', format: 'phone:national' }]);
     // Every plausible format refused in turn: then the clerk is asked, with the box's own words.
     let last = next[0]!;

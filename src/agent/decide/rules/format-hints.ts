@@ -46,7 +46,8 @@ function formatNamedIn(text: string | undefined, value: string): ValueFormat | u
  */
 function maskedDigits(text: string | undefined, value: string): ValueFormat | undefined {
   const mask = /\bplaceholder "([-\s()./]*[_#9X]+(?:[-\s()./]+[_#9X]+)+[-\s()./]*)"/i.exec(text ?? '')?.[1];
-  if (!mask || !('problem' in caseDate(value))) return undefined;
+  // Only a value of digits and separators: `digits` drops letters, and a letter is part of the value.
+  if (!mask || !('problem' in caseDate(value)) || !/^[\d\s()+./-]+$/.test(value)) return undefined;
   const slots = mask.replace(/[^_#9X]/gi, '').length;
   for (const format of ['digits', 'phone:national', 'phone:trunk'] as const) {
     const typed = formatValue(value, format);

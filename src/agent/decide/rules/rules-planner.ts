@@ -1,6 +1,7 @@
 import type { Action, Turn } from '../../../shared/action';
 import type { Control, Observation } from '../../../shared/observation';
 import type { PortalProfile } from '../../../shared/portal-profile';
+import { isReadBackRefusal } from '../../../shared/outcome';
 import type { StepAction } from '../../../shared/run';
 import { formatValue, type ValueFormat } from '../../../shared/value-format';
 import { findApplicationNumber, isConfirmationPage, isFinalReviewPage } from '../../portal/page-kind';
@@ -82,10 +83,12 @@ export class RulesPlanner implements Planner {
    */
   private noteBoxRefusals(previous: readonly StepAction[]): void {
     for (const { action, outcome } of previous) {
-      if (action.type !== 'fill' || outcome.status !== 'error') continue;
+      if (action.type !== 'fill') continue;
       const key = this.lastFills.get(action.ref);
       const entry = key === undefined ? undefined : this.typed.get(key);
-      if (entry) Object.assign(entry, { sent: true, boxRefused: outcome.message ?? 'the box did not hold the text' });
+      if (!entry) continue;
+      if (isReadBackRefusal(outcome)) Object.assign(entry, { sent: true, boxRefused: outcome.message });
+      else if (outcome.status === 'done') delete entry.boxRefused;
     }
   }
 
@@ -248,7 +251,7 @@ export class RulesPlanner implements Planner {
         if (entry!.again) return undefined;
         const last = typed[typed.length - 1];
         const lastFormat = candidates.find((f) => (f ? formatted(value, f) : value) === last) ?? (format && formatted(value, format) === last ? format : undefined);
-        this.typed.set(key, { texts: typed, sent: false, again: true, ...(entry!.boxRefused !== undefined ? { boxRefused: entry!.boxRefused } : {}) });
+        this.typed.set(key, { texts: typed, sent: false, again: true });
         this.lastFills.set(control.ref, key);
         return lastFormat ? { type: 'fill', ref: control.ref, field, format: lastFormat } : { type: 'fill', ref: control.ref, field };
       }
