@@ -60,16 +60,21 @@ export class PgDriver implements SqlDriver {
 
   private async transaction<T>(begin: string, work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
     const c = await this.pool.connect();
+    // A connection whose ROLLBACK failed may still hold the transaction: it leaves the pool
+    // (release with the error) instead of serving the next caller inside it.
+    let broken: Error | undefined;
     try {
       await c.query(begin);
       const result = await work(onClient(c));
       await c.query('COMMIT');
       return result;
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      await c.query('ROLLBACK').catch((rollback: unknown) => {
+        broken = rollback instanceof Error ? rollback : new Error(String(rollback));
+      });
       throw err;
     } finally {
-      c.release();
+      c.release(broken);
     }
   }
 }
