@@ -110,6 +110,14 @@ describe('an input mask that writes as keys are pressed (as USWDS\'s does)', () 
     expect(await page.locator('#town').inputValue()).toBe('London');
   });
 
+  it('typed key by key, every key lands in the box itself, even where the page sends the focus on to another box', async () => {
+    const { page, read } = await open('masked-input.html');
+    const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'PIN code').ref, field: 'pin' }, '560 001');
+    expect(outcome.status).toBe('done');
+    expect(await page.locator('#pin').inputValue()).toBe('560 001');
+    expect(await page.locator('#notes').inputValue()).toBe('');
+  });
+
   it('a value the mask cannot take either (its letters dropped) is set as it is, for the portal to judge', async () => {
     const { page, read } = await open('masked-input.html');
     const outcome = await executeAction(page, read, { type: 'fill', ref: find(read, 'textbox', 'Phone number').ref, field: 'phone_number' }, 'by post');
